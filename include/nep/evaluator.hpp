@@ -1,0 +1,74 @@
+// The one NEP energy/force/virial core: Kokkos kernels templated on device and compute precision.
+//
+// Input is LAMMPS-shaped: positions of all atoms (locals first, then ghosts/images), model types
+// (-1 = atom not handled by this model, e.g. NULL under pair hybrid), and a FULL neighbour list of
+// the local atoms whose entries index all atoms (LAMMPS special bits are masked off).
+// Output: per-atom energy of locals, forces on all atoms (ghost entries receive the reaction
+// forces: fold or reverse-communicate them), optional per-atom virial on all atoms, and totals.
+//
+// Conventions (same as NEP_CPU and ../docs/conventions.md): r_ij = x_j - x_i, f_ij = dU_i/dr_ij,
+// F_i += f_ij, F_j -= f_ij, and the pair's virial is put on the neighbour:
+// W_j[a][b] -= r_ij[a] f_ij[b], stored row-major (xx xy xz yx yy yz zx zy zz).
+//
+// Real = double: everything in double. Real = float: pair/descriptor/network maths in float
+// (GPUMD style), displacements formed in double, forces/virials/energies accumulated in double.
+#pragma once
+#include <Kokkos_Core.hpp>
+
+#include "nep/angular_basis.hpp"
+#include "nep/model.hpp"
+
+namespace nep {
+
+struct EnergyVirial {
+  double energy = 0.0;
+  double virial[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+};
+
+template <class DeviceType, class Real>
+class Evaluator {
+ public:
+  static constexpr int kMaxAngularPolys = (kMaxL + 1) * (kMaxL + 1) * (kMaxL + 1);
+  using device_type = DeviceType;
+  using execution_space = typename DeviceType::execution_space;
+  using t_x = Kokkos::View<const double* [3], Kokkos::LayoutRight, DeviceType>;
+  using t_int = Kokkos::View<const int*, DeviceType>;
+  using t_neighbors = Kokkos::View<const int**, DeviceType>;
+  using t_f = Kokkos::View<double* [3], Kokkos::LayoutRight, DeviceType>;
+  using t_eatom = Kokkos::View<double*, DeviceType>;
+  using t_vatom = Kokkos::View<double* [9], Kokkos::LayoutRight, DeviceType>;
+
+  explicit Evaluator(const Model& model);
+
+  // Adds forces into f (nall x 3) and, if vatom is non-empty, per-atom virials into vatom
+  // (nall x 9); writes eatom (>= nlocal entries) if non-empty. Returns total energy and virial.
+  EnergyVirial compute(int nlocal, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+                       t_f f, t_eatom eatom, t_vatom vatom);
+
+  double cutoff() const { return cutoff_; }
+  int num_types() const { return num_types_; }
+
+  // Kernel parameters and per-atom scratch (public so the kernel functor can be a plain struct).
+  struct Params {
+    int T, D, H, NR, NA, KR, KA, L3, S, version;
+    bool q222, q1111, zbl;
+    int ann_stride;  // distance between consecutive types' network blocks (0 for NEP3)
+    int b1_index;
+  };
+
+ private:
+  Params p_{};
+  double cutoff_ = 0.0;
+  int num_types_ = 0;
+  Kokkos::View<Real*, DeviceType> d_ann_, d_q_scaler_;
+  Kokkos::View<Real**, DeviceType> d_ann_w0t_;                 // [type][d*H + h]
+  Kokkos::View<Real**, DeviceType> d_c_radial_, d_c_angular_;  // [type pair][k*N + n]
+  Kokkos::View<Real* [4], DeviceType> d_cut_;                  // [pair]: rc_R, 1/rc_R, rc_A, 1/rc_A
+  Kokkos::View<Real* [12], DeviceType> d_zbl_;                 // [pair]: rin rout a1..a8 zizj*k a_inv
+  Kokkos::View<Real[kMaxAngularPolys], DeviceType> d_poly_;    // packed P_Lm coefficients
+  Kokkos::View<Real[kNumAngularEntries], DeviceType> d_c3b_;
+  Kokkos::View<Real**, DeviceType> d_fp_radial_;               // [atom][n]   dU/dq_n (radial)
+  Kokkos::View<Real**, DeviceType> d_g_angular_;               // [atom][n*S + entry] dU/ds
+};
+
+}  // namespace nep

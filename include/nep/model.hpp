@@ -1,0 +1,79 @@
+// A NEP model as written in GPUMD's nep.txt (NEP3/NEP4/NEP5, optional ZBL), plus its reader/writer.
+//
+// Parameter layout (GPUMD / NEP_CPU order):
+//   ann       : NEP3: w0[H*D] b0[H] w1[H] (shared by all types), b1
+//               NEP4: for each type t: w0[H*D] b0[H] w1[H]; then b1
+//               NEP5: for each type t: w0[H*D] b0[H] w1[H] bt; then b1
+//   c         : radial c_R[(n*KR + k)*T*T + t_i*T + t_j], then angular c_A[(n*KA + k)*T*T + ...]
+//   q_scaler  : D values
+//   zbl_flexible (only "zbl 0 0"): per unordered type pair (0-0, 0-1, .., 1-1, ..) 10 values
+//               rc_inner rc_outer a1..a8
+#pragma once
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nep {
+
+enum class ZblMode { None, Universal, Typewise, Flexible };
+
+// Higher-order angular channels after the 3-body ones, in the order they appear in q.
+enum AngularFlag { kQ222 = 0, kQ1111, kQ112, kQ123, kQ233, kQ134, kNumAngularFlags };
+
+struct Model {
+  int version = 4;                       // 3, 4 or 5
+  std::vector<std::string> elements;     // type order of the model
+  std::vector<int> atomic_numbers;       // Z (1-based) per type
+
+  ZblMode zbl = ZblMode::None;
+  double zbl_rc_inner = 0.0, zbl_rc_outer = 0.0, zbl_typewise_factor = 0.0;
+  std::vector<double> zbl_flexible;      // 10 * T(T+1)/2 (flexible mode only)
+
+  bool per_type_cutoff = false;
+  std::vector<double> rc_radial, rc_angular;  // per type (all equal for a global cutoff)
+  int max_neighbors_radial = 0, max_neighbors_angular = 0;
+
+  int n_max_radial = 0, n_max_angular = 0;
+  int basis_size_radial = 0, basis_size_angular = 0;
+  int l_max = 0;                                     // 3-body l_max
+  std::array<bool, kNumAngularFlags> flags{};        // q_222, q_1111, q_112, q_123, q_233, q_134
+  int num_neurons = 0;
+
+  std::vector<double> ann;       // see layout above
+  std::vector<double> c;         // descriptor expansion coefficients
+  std::vector<double> q_scaler;  // D
+
+  // ---- derived sizes ----
+  int num_types() const { return static_cast<int>(elements.size()); }
+  int num_l() const;             // 3-body L count + enabled higher-order channels
+  int dim_radial() const { return n_max_radial + 1; }
+  int dim_angular() const { return (n_max_angular + 1) * num_l(); }
+  int dim() const { return dim_radial() + dim_angular(); }
+  int num_ann_parameters() const;
+  int num_c_radial() const;
+  int num_c_angular() const;
+  double rc_radial_max() const;
+  double rc_angular_max() const;
+  // Largest interaction range (neighbour-list cutoff without skin).
+  double cutoff_max() const;
+  // Offsets into `ann` of type t's block and of the shared b1.
+  int ann_offset(int t) const;
+  int ann_b1_offset() const { return num_ann_parameters() - 1; }
+};
+
+// Parse a GPUMD nep.txt. Throws nep::Error "file:line: message" on anything it does not accept.
+Model read_model(const std::string& path);
+Model parse_model(const std::string& text, const std::string& name);
+// Write GPUMD-compatible nep.txt text; numbers use the shortest exact decimal form, so
+// parse_model(format_model(m)) == m and format_model is byte-stable under a round trip.
+std::string format_model(const Model& m);
+void write_model(const Model& m, const std::string& path);
+
+// Index of the unordered type pair (t1, t2) in zbl_flexible (10 values each).
+inline int zbl_pair_index(int t1, int t2, int T) {
+  if (t1 > t2) std::swap(t1, t2);
+  return t1 * T - t1 * (t1 - 1) / 2 + (t2 - t1);
+}
+
+}  // namespace nep

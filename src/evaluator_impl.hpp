@@ -1,0 +1,488 @@
+// Kernel bodies of nep::Evaluator; included by the per-backend instantiation files only.
+#pragma once
+#include <Kokkos_ScatterView.hpp>
+#include <cmath>
+#include <vector>
+
+#include "evaluator_basis.hpp"
+#include "nep/elements.hpp"
+#include "nep/error.hpp"
+#include "nep/evaluator.hpp"
+#include "nep/timing.hpp"
+
+namespace nep {
+namespace detail {
+
+struct TagNepDescriptor {};
+struct TagNepForce {};
+
+// Reduction value: energy and 9-component virial (row-major r^a f^b).
+struct EnergyVirialSum {
+  double e = 0.0;
+  double v[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  KOKKOS_INLINE_FUNCTION EnergyVirialSum() {}
+  KOKKOS_INLINE_FUNCTION void operator+=(const EnergyVirialSum& o) {
+    e += o.e;
+    for (int k = 0; k < 9; ++k) v[k] += o.v[k];
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile EnergyVirialSum& o) volatile {
+    e += o.e;
+    for (int k = 0; k < 9; ++k) v[k] += o.v[k];
+  }
+};
+
+template <class DeviceType, class Real>
+struct NepKernel {
+  using value_type = EnergyVirialSum;
+  using Ev = Evaluator<DeviceType, Real>;
+  using ScatterF = Kokkos::Experimental::ScatterView<double* [3], Kokkos::LayoutRight, DeviceType>;
+  using ScatterV = Kokkos::Experimental::ScatterView<double* [9], Kokkos::LayoutRight, DeviceType>;
+
+  typename Ev::Params p;
+  typename Ev::t_x x;
+  typename Ev::t_int type, num_neighbors;
+  typename Ev::t_neighbors neighbors;
+  typename Ev::t_eatom eatom;
+  Kokkos::View<const Real*, DeviceType> ann, q_scaler;
+  Kokkos::View<const Real**, DeviceType> ann_w0t;
+  Kokkos::View<const Real**, DeviceType> c_radial, c_angular;
+  Kokkos::View<const Real* [4], DeviceType> cut;
+  Kokkos::View<const Real* [12], DeviceType> zbl;
+  Kokkos::View<const Real*, DeviceType> poly, c3b;
+  Kokkos::View<Real**, DeviceType> fp_radial, g_angular;
+  ScatterF f;
+  ScatterV vatom;
+  bool want_eatom = false, want_vatom = false;
+
+  // Displacement r_ij = x_j - x_i formed in double.
+  KOKKOS_INLINE_FUNCTION void displacement(int i, int j, double* r) const {
+    r[0] = x(j, 0) - x(i, 0);
+    r[1] = x(j, 1) - x(i, 1);
+    r[2] = x(j, 2) - x(i, 2);
+  }
+
+  // ---- stage 1: descriptor, network, per-atom energy; caches dU/dq (radial) and dU/ds (angular)
+  KOKKOS_INLINE_FUNCTION void operator()(TagNepDescriptor, const int i, EnergyVirialSum& ev) const {
+    const int ti = type(i);
+    if (ti < 0) {
+      if (want_eatom) eatom(i) = 0.0;
+      return;
+    }
+    const int S = p.S, T = p.T, NR = p.NR, NA = p.NA, KR = p.KR, KA = p.KA;
+    Real q[kMaxDim];
+    Real s[kMaxBasis * kNumAngularEntries];
+    // radial part: q_n = sum_j sum_k c_nk(t_i,t_j) f_k(d_ij) = sum_t sum_k c_nk(t_i,t) B_tk with
+    // B_tk = sum_{j of type t} f_k(d_ij), so each pair costs only its basis evaluation
+    Real B[kMaxTypes * kMaxBasis];
+    for (int k = 0; k < T * KR; ++k) B[k] = Real(0);
+    for (int k = 0; k < NA * S; ++k) s[k] = Real(0);
+    Real fk[kMaxBasis], gn[kMaxBasis], Y[kNumAngularEntries];
+    double e_zbl = 0.0;
+
+    const int nn = num_neighbors(i);
+    for (int jj = 0; jj < nn; ++jj) {
+      const int j = neighbors(i, jj) & kNeighMask;
+      const int tj = type(j);
+      if (tj < 0) continue;
+      double r[3];
+      displacement(i, j, r);
+      const Real rx = Real(r[0]), ry = Real(r[1]), rz = Real(r[2]);
+      const Real d2 = rx * rx + ry * ry + rz * rz;
+      const int pair = ti * T + tj;
+      const Real rcR = cut(pair, 0), rcA = cut(pair, 2);
+      const bool in_r = d2 < rcR * rcR, in_a = d2 < rcA * rcA;
+      if (!in_r && !in_a && !p.zbl) continue;
+      const Real d = kmath::sqrt(d2);
+      if (in_r) {
+        radial_basis<Real>(KR, d, cut(pair, 1), fk, nullptr);
+        Real* b = B + tj * KR;
+        for (int k = 0; k < KR; ++k) b[k] += fk[k];
+      }
+      if (in_a) {  // angular moments s_{n,e} = sum_j g_n(d_ij) Y_e(r_hat_ij)
+        radial_basis<Real>(KA, d, cut(pair, 3), fk, nullptr);
+        const Real* c = &c_angular(pair, 0);  // [k][n]
+        for (int n = 0; n < NA; ++n) gn[n] = Real(0);
+        for (int k = 0; k < KA; ++k)
+          for (int n = 0; n < NA; ++n) gn[n] += c[k * NA + n] * fk[k];
+        const Real dinv = Real(1) / d;
+        angular_entries<Real>(p.L3, poly, rx * dinv, ry * dinv, rz * dinv, Y, static_cast<Real*>(nullptr));
+        for (int n = 0; n < NA; ++n) {
+          const Real g = gn[n];
+          Real* sn = s + n * S;
+          for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
+        }
+      }
+      if (p.zbl) {
+        Real V, dV;
+        zbl_pair<Real>(zbl, pair, d, V, dV);
+        e_zbl += 0.5 * double(V);
+      }
+    }
+
+    for (int n = 0; n < NR; ++n) q[n] = Real(0);
+    for (int t = 0; t < T; ++t) {
+      const Real* c = &c_radial(ti * T + t, 0);  // [k][n]
+      const Real* b = B + t * KR;
+      for (int k = 0; k < KR; ++k)
+        for (int n = 0; n < NR; ++n) q[n] += c[k * NR + n] * b[k];
+    }
+    // angular invariants
+    for (int n = 0; n < NA; ++n) {
+      const Real* sn = s + n * S;
+      for (int L = 1; L <= p.L3; ++L) {
+        const int base = L * L - 1;
+        Real acc = Real(0);
+        for (int k = 1; k <= 2 * L; ++k) acc += c3b(base + k) * sn[base + k] * sn[base + k];
+        q[NR + (L - 1) * NA + n] = c3b(base) * sn[base] * sn[base] + Real(2) * acc;
+      }
+      int ch = p.L3;
+      if (p.q222) {
+        const Real* a = sn + 3;
+        q[NR + ch * NA + n] = Real(kC4B[0]) * a[0] * a[0] * a[0] +
+                              Real(kC4B[1]) * a[0] * (a[1] * a[1] + a[2] * a[2]) +
+                              Real(kC4B[2]) * a[0] * (a[3] * a[3] + a[4] * a[4]) +
+                              Real(kC4B[3]) * a[3] * (a[2] * a[2] - a[1] * a[1]) +
+                              Real(kC4B[4]) * a[1] * a[2] * a[4];
+        ++ch;
+      }
+      if (p.q1111) {
+        const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
+        q[NR + ch * NA + n] = Real(kC5B[0]) * b0sq * b0sq + Real(kC5B[1]) * b0sq * b12 + Real(kC5B[2]) * b12 * b12;
+      }
+    }
+
+    // network: U = sum_h w1_h tanh(sum_d w0_hd q~_d - b0_h) - b1 [- bt]   (q~ = q * q_scaler)
+    const int D = p.D, H = p.H;
+    const int off = p.ann_stride * ti;
+    const Real* w0 = &ann(off);             // [h][d]
+    const Real* w0t = &ann_w0t(ti, 0);      // [d][h], the same weights transposed
+    const Real* b0 = w0 + H * D;
+    const Real* w1 = b0 + H;
+    Real qs[kMaxDim], dU[kMaxDim], z[kMaxNeurons];
+    for (int d = 0; d < D; ++d) {
+      qs[d] = q[d] * q_scaler(d);
+      dU[d] = Real(0);
+    }
+    for (int h = 0; h < H; ++h) z[h] = -b0[h];
+    for (int d = 0; d < D; ++d) {
+      const Real qd = qs[d];
+      const Real* w = w0t + d * H;
+      for (int h = 0; h < H; ++h) z[h] += w[h] * qd;
+    }
+    Real U = Real(0);
+    for (int h = 0; h < H; ++h) {
+      const Real t = kmath::tanh(z[h]);
+      U += w1[h] * t;
+      z[h] = w1[h] * (Real(1) - t * t);  // reuse z as dU/dz
+    }
+    for (int h = 0; h < H; ++h) {
+      const Real g = z[h];
+      const Real* w = w0 + h * D;
+      for (int d = 0; d < D; ++d) dU[d] += g * w[d];
+    }
+    U -= ann(p.b1_index);
+    if (p.version == 5) U -= ann(off + (D + 2) * H);
+    for (int d = 0; d < D; ++d) dU[d] *= q_scaler(d);  // now dU/dq (raw descriptor)
+
+    for (int n = 0; n < NR; ++n) fp_radial(i, n) = dU[n];
+    // dU/ds for every moment entry: chain rule through the invariants above
+    Real* Gi = &g_angular(i, 0);
+    for (int n = 0; n < NA; ++n) {
+      const Real* sn = s + n * S;
+      Real* G = Gi + n * S;
+      for (int L = 1; L <= p.L3; ++L) {
+        const int base = L * L - 1;
+        const Real fpL = dU[NR + (L - 1) * NA + n];
+        G[base] = Real(2) * c3b(base) * sn[base] * fpL;
+        for (int k = 1; k <= 2 * L; ++k) G[base + k] = Real(4) * c3b(base + k) * sn[base + k] * fpL;
+      }
+      int ch = p.L3;
+      if (p.q222) {
+        const Real fp4 = dU[NR + ch * NA + n];
+        const Real* a = sn + 3;
+        Real* g = G + 3;
+        g[0] += fp4 * (Real(3 * kC4B[0]) * a[0] * a[0] + Real(kC4B[1]) * (a[1] * a[1] + a[2] * a[2]) +
+                       Real(kC4B[2]) * (a[3] * a[3] + a[4] * a[4]));
+        g[1] += fp4 * (Real(2 * kC4B[1]) * a[0] * a[1] - Real(2 * kC4B[3]) * a[3] * a[1] + Real(kC4B[4]) * a[2] * a[4]);
+        g[2] += fp4 * (Real(2 * kC4B[1]) * a[0] * a[2] + Real(2 * kC4B[3]) * a[3] * a[2] + Real(kC4B[4]) * a[1] * a[4]);
+        g[3] += fp4 * (Real(2 * kC4B[2]) * a[0] * a[3] + Real(kC4B[3]) * (a[2] * a[2] - a[1] * a[1]));
+        g[4] += fp4 * (Real(2 * kC4B[2]) * a[0] * a[4] + Real(kC4B[4]) * a[1] * a[2]);
+        ++ch;
+      }
+      if (p.q1111) {
+        const Real fp5 = dU[NR + ch * NA + n];
+        const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
+        G[0] += fp5 * (Real(4 * kC5B[0]) * b0sq * sn[0] + Real(2 * kC5B[1]) * sn[0] * b12);
+        const Real c = Real(2 * kC5B[1]) * b0sq + Real(4 * kC5B[2]) * b12;
+        G[1] += fp5 * c * sn[1];
+        G[2] += fp5 * c * sn[2];
+      }
+    }
+
+    const double ei = double(U) + e_zbl;
+    if (want_eatom) eatom(i) = ei;
+    ev.e += ei;
+  }
+
+  // ---- stage 2: pair forces f_ij = dU_i/dr_ij from the cached derivatives; scatter F and W
+  KOKKOS_INLINE_FUNCTION void operator()(TagNepForce, const int i, EnergyVirialSum& ev) const {
+    const int ti = type(i);
+    if (ti < 0) return;
+    auto a_f = f.access();
+    auto a_v = vatom.access();
+    const int S = p.S, T = p.T, NR = p.NR, NA = p.NA, KR = p.KR, KA = p.KA;
+    Real fk[kMaxBasis], fkp[kMaxBasis], gn[kMaxBasis], gnp[kMaxBasis];
+    Real Y[kNumAngularEntries], dY[3 * kNumAngularEntries], Hn[kNumAngularEntries], Hp[kNumAngularEntries];
+    double fi[3] = {0, 0, 0};
+    // radial: dU_i/dd = sum_n Fp_n g_n'(d) = sum_k f_k'(d) cF_tk with cF_tk = sum_n c_nk(t_i,t) Fp_n
+    Real cF[kMaxTypes * kMaxBasis];
+    for (int t = 0; t < T; ++t) {
+      const Real* c = &c_radial(ti * T + t, 0);  // [k][n]
+      for (int k = 0; k < KR; ++k) {
+        Real acc = Real(0);
+        for (int n = 0; n < NR; ++n) acc += c[k * NR + n] * fp_radial(i, n);
+        cF[t * KR + k] = acc;
+      }
+    }
+    const Real* Gi = &g_angular(i, 0);
+
+    const int nn = num_neighbors(i);
+    for (int jj = 0; jj < nn; ++jj) {
+      const int j = neighbors(i, jj) & kNeighMask;
+      const int tj = type(j);
+      if (tj < 0) continue;
+      double r[3];
+      displacement(i, j, r);
+      const Real rx = Real(r[0]), ry = Real(r[1]), rz = Real(r[2]);
+      const Real d2 = rx * rx + ry * ry + rz * rz;
+      const int pair = ti * p.T + tj;
+      const Real rcR = cut(pair, 0), rcA = cut(pair, 2);
+      if (!(d2 < rcR * rcR) && !(d2 < rcA * rcA) && !p.zbl) continue;
+      const Real d = kmath::sqrt(d2);
+      const Real dinv = Real(1) / d;
+      const Real u[3] = {rx * dinv, ry * dinv, rz * dinv};
+      Real fr = Real(0);      // coefficient of u (radial derivative terms)
+      Real ft[3] = {0, 0, 0};  // transverse part
+      if (d2 < rcR * rcR) {
+        radial_basis<Real>(KR, d, cut(pair, 1), fk, fkp);
+        const Real* c = cF + tj * KR;
+        for (int k = 0; k < KR; ++k) fr += fkp[k] * c[k];
+      }
+      if (d2 < rcA * rcA) {
+        radial_basis<Real>(KA, d, cut(pair, 3), fk, fkp);
+        const Real* c = &c_angular(pair, 0);  // [k][n]
+        for (int n = 0; n < NA; ++n) gn[n] = gnp[n] = Real(0);
+        for (int k = 0; k < KA; ++k)
+          for (int n = 0; n < NA; ++n) {
+            gn[n] += c[k * NA + n] * fk[k];
+            gnp[n] += c[k * NA + n] * fkp[k];
+          }
+        angular_entries<Real>(p.L3, poly, u[0], u[1], u[2], Y, dY);
+        // H_e = sum_n G_ne g_n, H'_e = sum_n G_ne g_n'
+        for (int e = 0; e < S; ++e) Hn[e] = Hp[e] = Real(0);
+        for (int n = 0; n < NA; ++n) {
+          const Real g = gn[n], gp = gnp[n];
+          const Real* G = Gi + n * S;
+          for (int e = 0; e < S; ++e) {
+            Hn[e] += G[e] * g;
+            Hp[e] += G[e] * gp;
+          }
+        }
+        // d/dr_ij [g(d) Y(u)] = g' Y u + g (grad_u Y - (u . grad_u Y) u) / d
+        Real a = Real(0), b[3] = {0, 0, 0};
+        for (int e = 0; e < S; ++e) {
+          a += Hp[e] * Y[e];
+          b[0] += Hn[e] * dY[3 * e];
+          b[1] += Hn[e] * dY[3 * e + 1];
+          b[2] += Hn[e] * dY[3 * e + 2];
+        }
+        const Real bu = b[0] * u[0] + b[1] * u[1] + b[2] * u[2];
+        fr += a;
+        for (int c = 0; c < 3; ++c) ft[c] += (b[c] - bu * u[c]) * dinv;
+      }
+      if (p.zbl) {  // U_i gets half of each pair's ZBL energy
+        Real V, dV;
+        zbl_pair<Real>(zbl, pair, d, V, dV);
+        fr += Real(0.5) * dV;
+      }
+      const double fij[3] = {double(fr * u[0] + ft[0]), double(fr * u[1] + ft[1]), double(fr * u[2] + ft[2])};
+      fi[0] += fij[0];
+      fi[1] += fij[1];
+      fi[2] += fij[2];
+      a_f(j, 0) -= fij[0];
+      a_f(j, 1) -= fij[1];
+      a_f(j, 2) -= fij[2];
+      for (int aa = 0; aa < 3; ++aa)
+        for (int bb = 0; bb < 3; ++bb) {
+          const double w = -r[aa] * fij[bb];
+          ev.v[3 * aa + bb] += w;
+          if (want_vatom) a_v(j, 3 * aa + bb) += w;
+        }
+    }
+    a_f(i, 0) += fi[0];
+    a_f(i, 1) += fi[1];
+    a_f(i, 2) += fi[2];
+  }
+};
+
+}  // namespace detail
+
+template <class DeviceType, class Real>
+Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
+  for (int f = kQ112; f < kNumAngularFlags; ++f)
+    if (m.flags[f])
+      throw Error("model uses the experimental 4-body channels q_112/q_123/q_233/q_134, which this evaluator does not implement yet");
+  const int T = m.num_types();
+  if (T > detail::kMaxTypes) throw Error("model has more than " + std::to_string(detail::kMaxTypes) + " types");
+  if (m.num_neurons > detail::kMaxNeurons) throw Error("model has more than " + std::to_string(detail::kMaxNeurons) + " neurons");
+  num_types_ = T;
+  cutoff_ = m.cutoff_max();
+  p_.T = T;
+  p_.D = m.dim();
+  p_.H = m.num_neurons;
+  p_.NR = m.n_max_radial + 1;
+  p_.NA = m.n_max_angular + 1;
+  p_.KR = m.basis_size_radial + 1;
+  p_.KA = m.basis_size_angular + 1;
+  p_.L3 = m.l_max;
+  p_.S = (m.l_max + 1) * (m.l_max + 1) - 1;
+  p_.version = m.version;
+  p_.q222 = m.flags[kQ222];
+  p_.q1111 = m.flags[kQ1111];
+  p_.zbl = m.zbl != ZblMode::None;
+  p_.ann_stride = m.version == 3 ? 0 : (m.version == 5 ? (p_.D + 2) * p_.H + 1 : (p_.D + 2) * p_.H);
+  p_.b1_index = m.ann_b1_offset();
+
+  auto upload = [](const std::vector<double>& src, const char* label) {
+    Kokkos::View<Real*, DeviceType> d(std::string(label), src.size());
+    auto h = Kokkos::create_mirror_view(d);
+    for (size_t k = 0; k < src.size(); ++k) h(k) = Real(src[k]);
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  d_ann_ = upload(m.ann, "nep:ann");
+  d_q_scaler_ = upload(m.q_scaler, "nep:q_scaler");
+  {  // first-layer weights transposed per type, [t][d*H + h], for the vectorisable forward pass
+    d_ann_w0t_ = Kokkos::View<Real**, DeviceType>("nep:w0t", T, p_.D * p_.H);
+    auto h = Kokkos::create_mirror_view(d_ann_w0t_);
+    for (int t = 0; t < T; ++t)
+      for (int hh = 0; hh < p_.H; ++hh)
+        for (int d = 0; d < p_.D; ++d) h(t, d * p_.H + hh) = Real(m.ann[p_.ann_stride * t + hh * p_.D + d]);
+    Kokkos::deep_copy(d_ann_w0t_, h);
+  }
+
+  // descriptor coefficients repacked type-pair-major: [t_i*T + t_j][k*N + n]
+  auto repack = [&](int N, int K, int base, const char* label) {
+    Kokkos::View<Real**, DeviceType> d(std::string(label), T * T, N * K);
+    auto h = Kokkos::create_mirror_view(d);
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k)
+        for (int pr = 0; pr < T * T; ++pr) h(pr, k * N + n) = Real(m.c[base + (n * K + k) * T * T + pr]);
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  d_c_radial_ = repack(p_.NR, p_.KR, 0, "nep:c_radial");
+  d_c_angular_ = repack(p_.NA, p_.KA, m.num_c_radial(), "nep:c_angular");
+
+  // pair cutoffs: mean of the two types' cutoffs (GPUMD per-type cutoff rule)
+  d_cut_ = Kokkos::View<Real* [4], DeviceType>("nep:cut", T * T);
+  d_zbl_ = Kokkos::View<Real* [12], DeviceType>("nep:zbl", T * T);
+  auto h_cut = Kokkos::create_mirror_view(d_cut_);
+  auto h_zbl = Kokkos::create_mirror_view(d_zbl_);
+  const double universal[8] = {0.18175, 3.1998, 0.50986, 0.94229, 0.28022, 0.4029, 0.02817, 0.20162};
+  for (int a = 0; a < T; ++a)
+    for (int b = 0; b < T; ++b) {
+      const int pr = a * T + b;
+      const double rcR = 0.5 * (m.rc_radial[a] + m.rc_radial[b]);
+      const double rcA = 0.5 * (m.rc_angular[a] + m.rc_angular[b]);
+      h_cut(pr, 0) = Real(rcR);
+      h_cut(pr, 1) = Real(1.0 / rcR);
+      h_cut(pr, 2) = Real(rcA);
+      h_cut(pr, 3) = Real(1.0 / rcA);
+      if (!p_.zbl) continue;
+      const double za = m.atomic_numbers[a], zb = m.atomic_numbers[b];
+      double rin = m.zbl_rc_inner, rout = m.zbl_rc_outer;
+      const double* coeff = universal;
+      if (m.zbl == ZblMode::Typewise) {
+        rin = 0.0;
+        rout = std::min(m.zbl_typewise_factor * (covalent_radius(m.atomic_numbers[a]) + covalent_radius(m.atomic_numbers[b])), rout);
+      } else if (m.zbl == ZblMode::Flexible) {
+        const double* fl = &m.zbl_flexible[10 * zbl_pair_index(a, b, T)];
+        rin = fl[0];
+        rout = fl[1];
+        coeff = fl + 2;
+      }
+      h_zbl(pr, 0) = Real(rin);
+      h_zbl(pr, 1) = Real(rout);
+      for (int k = 0; k < 8; ++k) h_zbl(pr, 2 + k) = Real(coeff[k]);
+      h_zbl(pr, 10) = Real(14.399645 * za * zb);  // e^2/(4 pi eps0) in eV A
+      h_zbl(pr, 11) = Real((std::pow(za, 0.23) + std::pow(zb, 0.23)) * 2.134563);  // 1/a (ZBL screening)
+    }
+  Kokkos::deep_copy(d_cut_, h_cut);
+  Kokkos::deep_copy(d_zbl_, h_zbl);
+
+  const AngularTables& tab = angular_tables();
+  d_poly_ = decltype(d_poly_)("nep:poly");
+  d_c3b_ = decltype(d_c3b_)("nep:c3b");
+  auto h_poly = Kokkos::create_mirror_view(d_poly_);
+  auto h_c3b = Kokkos::create_mirror_view(d_c3b_);
+  for (int L = 0; L <= kMaxL; ++L)
+    for (int mm = 0; mm <= kMaxL; ++mm)
+      for (int k = 0; k <= kMaxL; ++k) h_poly((L * (kMaxL + 1) + mm) * (kMaxL + 1) + k) = Real(tab.poly[L][mm][k]);
+  for (int e = 0; e < kNumAngularEntries; ++e) h_c3b(e) = Real(tab.c3b[e]);
+  Kokkos::deep_copy(d_poly_, h_poly);
+  Kokkos::deep_copy(d_c3b_, h_c3b);
+}
+
+template <class DeviceType, class Real>
+EnergyVirial Evaluator<DeviceType, Real>::compute(int nlocal, t_x x, t_int type, t_int num_neighbors,
+                                                  t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom) {
+  EnergyVirial out;
+  if (nlocal <= 0) return out;
+  if (d_fp_radial_.extent(0) < size_t(nlocal)) {
+    d_fp_radial_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:fp_radial"), nlocal, p_.NR);
+    d_g_angular_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:g_angular"), nlocal,
+                                                    std::max(1, p_.NA * p_.S));
+  }
+  detail::NepKernel<DeviceType, Real> k;
+  k.p = p_;
+  k.x = x;
+  k.type = type;
+  k.num_neighbors = num_neighbors;
+  k.neighbors = neighbors;
+  k.eatom = eatom;
+  k.ann = d_ann_;
+  k.ann_w0t = d_ann_w0t_;
+  k.q_scaler = d_q_scaler_;
+  k.c_radial = d_c_radial_;
+  k.c_angular = d_c_angular_;
+  k.cut = d_cut_;
+  k.zbl = d_zbl_;
+  k.poly = Kokkos::View<const Real*, DeviceType>(d_poly_.data(), kMaxAngularPolys);
+  k.c3b = Kokkos::View<const Real*, DeviceType>(d_c3b_.data(), kNumAngularEntries);
+  k.fp_radial = d_fp_radial_;
+  k.g_angular = d_g_angular_;
+  k.want_eatom = eatom.extent(0) > 0;
+  k.want_vatom = vatom.extent(0) > 0;
+  k.f = typename detail::NepKernel<DeviceType, Real>::ScatterF(f);
+  k.vatom = typename detail::NepKernel<DeviceType, Real>::ScatterV(vatom);
+
+  detail::EnergyVirialSum e1, e2;
+  {
+    ScopedStage stage("core:descriptor");
+    Kokkos::parallel_reduce("nep:descriptor", Kokkos::RangePolicy<execution_space, detail::TagNepDescriptor>(0, nlocal), k, e1);
+    if (timing_enabled()) execution_space().fence();
+  }
+  {
+    ScopedStage stage("core:force");
+    Kokkos::parallel_reduce("nep:force", Kokkos::RangePolicy<execution_space, detail::TagNepForce>(0, nlocal), k, e2);
+    Kokkos::Experimental::contribute(f, k.f);
+    if (k.want_vatom) Kokkos::Experimental::contribute(vatom, k.vatom);
+    if (timing_enabled()) execution_space().fence();
+  }
+  out.energy = e1.e;
+  for (int c = 0; c < 9; ++c) out.virial[c] = e2.v[c];
+  return out;
+}
+
+}  // namespace nep

@@ -1,0 +1,90 @@
+// The core against NEP_CPU double-precision references (tests/data/reference, see its README):
+// every quantity within 1e-10 relative (double) on Serial and OpenMP; float within 1e-5 rel. RMS.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "nep/predict.hpp"
+#include "test_support.hpp"
+
+using nep_test::load_reference;
+using nep_test::max_rel_dev;
+
+namespace {
+
+const char* kFixtures[] = {
+    "C_2022_NEP4__diamond_216_rattled",           "C_2022_NEP4__tric_24_rattled",
+    "PbTe_NEP3__rocksalt_216_rattled",            "PbTe_NEP3__tric_24_rattled_swapped",
+    "PbTe_NEP4__rocksalt_216_rattled",            "PbTe_NEP4__tric_24_rattled_swapped",
+    "Si_2022_NEP4_3body__diamond_216_rattled",    "Si_2022_NEP4_3body__tric_24_rattled",
+    "Si_2022_NEP4_5body__diamond_216_rattled",    "Si_2022_NEP4_5body__tric_24_rattled"};
+
+struct Case {
+  std::string stem;
+  nep::Backend backend;
+};
+
+class ReferenceTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReferenceTest, DoubleMatchesNepCpu) {
+  const auto ref = load_reference(GetParam().stem);
+  nep::Calculator calc(ref.model, nep::Precision::Double, GetParam().backend);
+  const auto p = calc.compute(ref.structure, true);
+  EXPECT_LE(std::fabs(p.energy - ref.energy) / std::fabs(ref.energy), 1e-10);
+  EXPECT_LE(max_rel_dev(p.eatom, ref.eatom), 1e-10);
+  EXPECT_LE(max_rel_dev(p.force, ref.force), 1e-10);
+  EXPECT_LE(max_rel_dev(p.vatom, ref.vatom), 1e-10);
+  EXPECT_LE(max_rel_dev(std::vector<double>(p.virial, p.virial + 9), std::vector<double>(ref.virial, ref.virial + 9)), 1e-10);
+  // the per-atom virial sums to the global one
+  for (int c = 0; c < 9; ++c) {
+    double s = 0;
+    for (size_t i = 0; i < p.eatom.size(); ++i) s += p.vatom[9 * i + c];
+    EXPECT_NEAR(s, p.virial[c], 1e-10 * (1 + std::fabs(p.virial[c])));
+  }
+}
+
+TEST_P(ReferenceTest, FloatWithinTolerance) {
+  const auto ref = load_reference(GetParam().stem);
+  nep::Calculator calc(ref.model, nep::Precision::Float, GetParam().backend);
+  const auto p = calc.compute(ref.structure, true);
+  EXPECT_LE(nep_test::rel_rms(p.force, ref.force), 1e-5);
+  EXPECT_LE(std::fabs(p.energy - ref.energy) / std::fabs(ref.energy), 1e-5);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> v;
+  for (const char* s : kFixtures) {
+    v.push_back({s, nep::Backend::Serial});
+    v.push_back({s, nep::Backend::OpenMP});
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReferenceTest, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.stem + (info.param.backend == nep::Backend::Serial ? "_Serial" : "_OpenMP");
+                         });
+
+// Typewise ZBL (nep4_zbl, 'zbl 1.25 2.5 0.7'): five compressed CrCoNi frames labelled by NEP_CPU
+// (double) — energies, forces and total virials, ZBL contributing up to ~100 eV per frame.
+TEST(ReferenceZbl, CrCoNiTypewiseZblMatchesNepCpuLabels) {
+  const auto model = nep::read_model(nep_test::data_path("potentials/nep_CrCoNi.txt"));
+  const std::string file = nep_test::data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
+  const auto frames = nep::read_xyz(file);
+  ASSERT_EQ(frames.size(), 5u);
+  nep::Calculator calc(model, nep::Precision::Double, nep::Backend::OpenMP);
+  for (const auto& fr : frames) {
+    const auto s = nep::structure_from_frame(fr, model, file);
+    const auto p = calc.compute(s, false);
+    const double e_ref = std::stod(fr.info.at("energy"));
+    std::istringstream vs(fr.info.at("virial"));
+    std::vector<double> w_ref(9);
+    for (double& v : w_ref) vs >> v;
+    EXPECT_LE(std::fabs(p.energy - e_ref) / std::fabs(e_ref), 1e-10) << "frame at line " << fr.line;
+    EXPECT_LE(max_rel_dev(p.force, fr.column("forces")->values), 1e-10) << "frame at line " << fr.line;
+    EXPECT_LE(max_rel_dev(std::vector<double>(p.virial, p.virial + 9), w_ref), 1e-10) << "frame at line " << fr.line;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,51 @@
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "nep/predict.hpp"
+
+namespace nep_test {
+
+std::string data_path(const std::string& rel) { return std::string(NEP_TEST_DATA_DIR) + "/" + rel; }
+
+Reference load_reference(const std::string& stem) {
+  Reference r;
+  const std::string model_stem = stem.substr(0, stem.find("__"));
+  r.model = nep::read_model(data_path("potentials/" + model_stem + ".txt"));
+  const std::string file = data_path("reference/" + stem + ".xyz");
+  auto frames = nep::read_xyz(file);
+  EXPECT_EQ(frames.size(), 1u);
+  const auto& fr = frames.at(0);
+  r.structure = nep::structure_from_frame(fr, r.model, file);
+  r.energy = std::stod(fr.info.at("energy"));
+  std::istringstream vs(fr.info.at("virial"));
+  for (double& v : r.virial) vs >> v;
+  r.eatom = fr.column("energies")->values;
+  r.force = fr.column("forces")->values;
+  r.vatom = fr.column("virials")->values;
+  return r;
+}
+
+double max_rel_dev(const std::vector<double>& x, const std::vector<double>& ref) {
+  EXPECT_EQ(x.size(), ref.size());
+  double scale = 0.0, dev = 0.0;
+  for (double v : ref) scale = std::max(scale, std::fabs(v));
+  for (size_t i = 0; i < std::min(x.size(), ref.size()); ++i)
+    dev = std::max(dev, std::fabs(x[i] - ref[i]) / std::max(std::fabs(ref[i]), scale));
+  return dev;
+}
+
+double rel_rms(const std::vector<double>& x, const std::vector<double>& ref) {
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < std::min(x.size(), ref.size()); ++i) {
+    num += (x[i] - ref[i]) * (x[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+}  // namespace nep_test

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Set up everything lammps-nep needs, idempotently.
+#   - Debian packages (only those missing are installed)
+#   - Kokkos 3.4.01 (Serial + OpenMP, shared) from Debian's trilinos source package
+#   - LAMMPS 7Jan2022 (Debian 20220106 snapshot) with PLUGIN, KOKKOS (external), MANYBODY, MPI, OpenMP, shared
+# Everything built goes to a version-keyed cache outside the repo:
+#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/{kokkos-3.4.01-omp,lammps-20220106-k3.4.01-omp}
+# A second call is a no-op (stamp files). Users with their own builds set Kokkos_DIR / LAMMPS_DIR and
+# the corresponding step is skipped.
+# Usage: tools/deps.sh [--no-lammps]     (tools/env.sh exports the resulting paths)
+set -euo pipefail
+CACHE=${LAMMPS_NEP_CACHE:-$HOME/.cache/lammps-nep}
+JOBS=${NEP_JOBS:-$(nproc)}
+KOKKOS_VER=3.4.01
+LAMMPS_VER=20220106
+KOKKOS_PREFIX=$CACHE/kokkos-$KOKKOS_VER-omp
+LAMMPS_PREFIX=$CACHE/lammps-$LAMMPS_VER-k$KOKKOS_VER-omp
+want_lammps=1
+for a in "$@"; do case $a in --no-lammps) want_lammps=0;; *) echo "deps.sh: unknown option $a" >&2; exit 2;; esac; done
+log() { echo "[deps] $*" >&2; }
+mkdir -p "$CACHE/src"
+
+# ---- 1. Debian packages -------------------------------------------------------------------------
+PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev)
+missing=()
+for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+enable_deb_src() {
+  local f=/etc/apt/sources.list.d/debian.sources
+  if [ -f $f ] && ! grep -q '^Types:.*deb-src' $f; then
+    log "enabling deb-src in $f"
+    local SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO sed -i 's/^Types: deb$/Types: deb deb-src/' $f
+    $SUDO apt-get update -qq
+  fi
+}
+
+# fetch_source PKG VERSIONGLOB DEST: unpack Debian source package PKG into $CACHE/src and print its dir
+fetch_source() {
+  local pkg=$1 dir
+  dir=$(ls -d "$CACHE/src/$pkg"-*/ 2>/dev/null | head -n1 || true)
+  if [ -z "$dir" ]; then
+    enable_deb_src
+    log "apt-get source $pkg"
+    (cd "$CACHE/src" && apt-get source -qq "$pkg" >/dev/null 2>&1) || { log "apt-get source $pkg failed"; exit 1; }
+    dir=$(ls -d "$CACHE/src/$pkg"-*/ | head -n1)
+  fi
+  echo "${dir%/}"
+}
+
+# ---- 2. Kokkos ----------------------------------------------------------------------------------
+if [ -z "${Kokkos_DIR:-}" ] && [ ! -f "$KOKKOS_PREFIX/.stamp" ]; then
+  src=$CACHE/src/kokkos-$KOKKOS_VER
+  if [ ! -f "$src/CMakeLists.txt" ]; then
+    # keep only packages/kokkos of the (1.4 GB) trilinos source tree
+    tri=$(fetch_source trilinos)
+    rm -rf "$src" && cp -r "$tri/packages/kokkos" "$src"
+    rm -rf "$tri" "$CACHE"/src/trilinos_*
+  fi
+  grep -q "Kokkos_VERSION_PATCH 01" "$src/CMakeLists.txt" 2>/dev/null || log "warning: expected Kokkos $KOKKOS_VER in $src"
+  log "building Kokkos $KOKKOS_VER -> $KOKKOS_PREFIX"
+  rm -rf "$CACHE/build-kokkos"
+  cmake -S "$src" -B "$CACHE/build-kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$KOKKOS_PREFIX" -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
+  cmake --build "$CACHE/build-kokkos" -j "$JOBS" >/dev/null
+  cmake --install "$CACHE/build-kokkos" >/dev/null
+  rm -rf "$CACHE/build-kokkos"
+  touch "$KOKKOS_PREFIX/.stamp"
+fi
+KOKKOS_DIR_USE=${Kokkos_DIR:-$KOKKOS_PREFIX/lib/cmake/Kokkos}
+
+# ---- 3. LAMMPS ----------------------------------------------------------------------------------
+if [ $want_lammps = 1 ] && [ -z "${LAMMPS_DIR:-}" ] && [ ! -f "$LAMMPS_PREFIX/.stamp" ]; then
+  src=$(fetch_source lammps)
+  log "building LAMMPS $LAMMPS_VER -> $LAMMPS_PREFIX (about 16 min on 2 cores)"
+  rm -rf "$CACHE/build-lammps"
+  cmake -S "$src/cmake" -B "$CACHE/build-lammps" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$LAMMPS_PREFIX" -DCMAKE_CXX_STANDARD=17 \
+    -DBUILD_SHARED_LIBS=ON -DBUILD_MPI=ON -DBUILD_OMP=ON -DLAMMPS_EXCEPTIONS=ON \
+    -DPKG_PLUGIN=ON -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON -DKokkos_DIR="$KOKKOS_DIR_USE" \
+    -DPKG_MANYBODY=ON -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF >/dev/null
+  cmake --build "$CACHE/build-lammps" -j "$JOBS" >/dev/null
+  cmake --install "$CACHE/build-lammps" >/dev/null
+  # the plugin compiles against LAMMPS's source headers (incl. src/KOKKOS); keep a copy beside the install
+  mkdir -p "$LAMMPS_PREFIX/share/lammps-src"
+  cp -r "$src/src" "$LAMMPS_PREFIX/share/lammps-src/"
+  cp -r "$src/potentials" "$LAMMPS_PREFIX/share/lammps-src/" 2>/dev/null || true
+  rm -rf "$CACHE/build-lammps"
+  touch "$LAMMPS_PREFIX/.stamp"
+fi
+exit 0
