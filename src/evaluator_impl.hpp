@@ -54,11 +54,30 @@ struct NepKernel {
   ScatterV vatom;
   bool want_eatom = false, want_vatom = false;
 
-  // Displacement r_ij = x_j - x_i formed in double.
-  KOKKOS_INLINE_FUNCTION void displacement(int i, int j, double* r) const {
-    r[0] = x(j, 0) - x(i, 0);
-    r[1] = x(j, 1) - x(i, 1);
-    r[2] = x(j, 2) - x(i, 2);
+  // Geometry of the pair (i, neighbour jj): r_ij = x_j - x_i formed in double, distance and
+  // which interaction ranges it is in. Returns false for pairs that contribute nothing.
+  struct PairGeom {
+    int j, tj, pair;
+    double r[3];
+    Real rx, ry, rz, d;
+    bool in_r, in_a;
+  };
+  KOKKOS_INLINE_FUNCTION bool pair_geometry(int i, int ti, int jj, PairGeom& g) const {
+    g.j = neighbors(i, jj) & kNeighMask;
+    g.tj = type(g.j);
+    if (g.tj < 0) return false;
+    for (int c = 0; c < 3; ++c) g.r[c] = x(g.j, c) - x(i, c);
+    g.rx = Real(g.r[0]);
+    g.ry = Real(g.r[1]);
+    g.rz = Real(g.r[2]);
+    const Real d2 = g.rx * g.rx + g.ry * g.ry + g.rz * g.rz;
+    g.pair = ti * p.T + g.tj;
+    const Real rcR = cut(g.pair, 0), rcA = cut(g.pair, 2);
+    g.in_r = d2 < rcR * rcR;
+    g.in_a = d2 < rcA * rcA;
+    if (!g.in_r && !g.in_a && !p.zbl) return false;
+    g.d = kmath::sqrt(d2);
+    return true;
   }
 
   // ---- stage 1: descriptor, network, per-atom energy; caches dU/dq (radial) and dU/ds (angular)
@@ -81,18 +100,11 @@ struct NepKernel {
 
     const int nn = num_neighbors(i);
     for (int jj = 0; jj < nn; ++jj) {
-      const int j = neighbors(i, jj) & kNeighMask;
-      const int tj = type(j);
-      if (tj < 0) continue;
-      double r[3];
-      displacement(i, j, r);
-      const Real rx = Real(r[0]), ry = Real(r[1]), rz = Real(r[2]);
-      const Real d2 = rx * rx + ry * ry + rz * rz;
-      const int pair = ti * T + tj;
-      const Real rcR = cut(pair, 0), rcA = cut(pair, 2);
-      const bool in_r = d2 < rcR * rcR, in_a = d2 < rcA * rcA;
-      if (!in_r && !in_a && !p.zbl) continue;
-      const Real d = kmath::sqrt(d2);
+      PairGeom pg;
+      if (!pair_geometry(i, ti, jj, pg)) continue;
+      const int tj = pg.tj, pair = pg.pair;
+      const bool in_r = pg.in_r, in_a = pg.in_a;
+      const Real rx = pg.rx, ry = pg.ry, rz = pg.rz, d = pg.d;
       if (in_r) {
         radial_basis<Real>(KR, d, cut(pair, 1), fk, nullptr);
         Real* b = B + tj * KR;
@@ -248,27 +260,21 @@ struct NepKernel {
 
     const int nn = num_neighbors(i);
     for (int jj = 0; jj < nn; ++jj) {
-      const int j = neighbors(i, jj) & kNeighMask;
-      const int tj = type(j);
-      if (tj < 0) continue;
-      double r[3];
-      displacement(i, j, r);
-      const Real rx = Real(r[0]), ry = Real(r[1]), rz = Real(r[2]);
-      const Real d2 = rx * rx + ry * ry + rz * rz;
-      const int pair = ti * p.T + tj;
-      const Real rcR = cut(pair, 0), rcA = cut(pair, 2);
-      if (!(d2 < rcR * rcR) && !(d2 < rcA * rcA) && !p.zbl) continue;
-      const Real d = kmath::sqrt(d2);
+      PairGeom pg;
+      if (!pair_geometry(i, ti, jj, pg)) continue;
+      const int j = pg.j, tj = pg.tj, pair = pg.pair;
+      const double* r = pg.r;
+      const Real rx = pg.rx, ry = pg.ry, rz = pg.rz, d = pg.d;
       const Real dinv = Real(1) / d;
       const Real u[3] = {rx * dinv, ry * dinv, rz * dinv};
       Real fr = Real(0);      // coefficient of u (radial derivative terms)
       Real ft[3] = {0, 0, 0};  // transverse part
-      if (d2 < rcR * rcR) {
+      if (pg.in_r) {
         radial_basis<Real>(KR, d, cut(pair, 1), fk, fkp);
         const Real* c = cF + tj * KR;
         for (int k = 0; k < KR; ++k) fr += fkp[k] * c[k];
       }
-      if (d2 < rcA * rcA) {
+      if (pg.in_a) {
         radial_basis<Real>(KA, d, cut(pair, 3), fk, fkp);
         const Real* c = &c_angular(pair, 0);  // [k][n]
         for (int n = 0; n < NA; ++n) gn[n] = gnp[n] = Real(0);

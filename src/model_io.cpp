@@ -9,6 +9,7 @@
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
 #include "nep/model.hpp"
+#include "text_util.hpp"
 
 namespace nep {
 
@@ -56,14 +57,6 @@ double Model::cutoff_max() const {
 
 namespace {
 
-std::vector<std::string> split(const std::string& line) {
-  std::istringstream is(line);
-  std::vector<std::string> out;
-  std::string tok;
-  while (is >> tok) out.push_back(tok);
-  return out;
-}
-
 class LineReader {
  public:
   LineReader(const std::string& text, const std::string& name) : is_(text), name_(name) {}
@@ -72,7 +65,7 @@ class LineReader {
     std::string line;
     if (!std::getline(is_, line)) return false;
     ++line_;
-    tokens = split(line);
+    tokens = detail::split_whitespace(line);
     return true;
   }
   int line() const { return line_; }

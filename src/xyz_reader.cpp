@@ -8,6 +8,7 @@
 
 #include "nep/error.hpp"
 #include "nep/xyz.hpp"
+#include "text_util.hpp"
 
 namespace nep {
 
@@ -16,14 +17,6 @@ namespace {
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::vector<std::string> split_ws(const std::string& s) {
-  std::istringstream is(s);
-  std::vector<std::string> out;
-  std::string t;
-  while (is >> t) out.push_back(t);
-  return out;
 }
 
 // key=value pairs; value may be "double quoted" or 'single quoted'; bare keys become "T".
@@ -99,7 +92,7 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
   int lineno = 0;
   while (std::getline(is, line)) {
     ++lineno;
-    auto tok = split_ws(line);
+    auto tok = detail::split_whitespace(line);
     if (tok.empty()) continue;  // blank lines between frames
     XyzFrame fr;
     fr.line = lineno;
@@ -115,7 +108,7 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
     fr.info = parse_info(line, file, lineno);
     auto it = fr.info.find("lattice");
     if (it != fr.info.end()) {
-      auto v = split_ws(it->second);
+      auto v = detail::split_whitespace(it->second);
       if (v.size() != 9) throw file_error(file, lineno, "Lattice needs 9 numbers, got " + std::to_string(v.size()));
       for (int k = 0; k < 9; ++k)
         if (!parse_double(v[k], fr.lattice[k]) || !std::isfinite(fr.lattice[k]))
@@ -124,7 +117,7 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
     }
     it = fr.info.find("pbc");
     if (it != fr.info.end()) {
-      auto v = split_ws(it->second);
+      auto v = detail::split_whitespace(it->second);
       if (v.size() != 3) throw file_error(file, lineno, "pbc needs 3 values");
       for (int k = 0; k < 3; ++k) {
         const std::string b = lower(v[k]);
@@ -168,7 +161,7 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
         throw file_error(file, lineno, "file ends inside a frame: expected " + std::to_string(fr.natoms) +
                                            " atom lines, got " + std::to_string(a));
       ++lineno;
-      auto v = split_ws(line);
+      auto v = detail::split_whitespace(line);
       if (v.size() != total_width)
         throw file_error(file, lineno, "atom line has " + std::to_string(v.size()) + " columns, Properties declare " +
                                            std::to_string(total_width));
