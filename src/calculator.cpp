@@ -54,7 +54,7 @@ struct BackendImpl : Backend_ {
     typename Ev::t_f df("f", nall);
     typename Ev::t_eatom de("eatom", nlocal);
     typename Ev::t_vatom dv("vatom", want_vatom ? nall : 0);
-    EnergyVirial r = ev.compute(nlocal, x, type, numneigh, neigh, df, de, dv);
+    EnergyVirial r = ev.compute(nlocal, typename Ev::t_int(), x, type, numneigh, neigh, df, de, dv);
     auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), df);
     auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), de);
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dv);

@@ -40,7 +40,8 @@ struct NepKernel {
 
   typename Ev::Params p;
   typename Ev::t_x x;
-  typename Ev::t_int type, num_neighbors;
+  typename Ev::t_int type, num_neighbors, ilist;
+  bool use_ilist = false;
   typename Ev::t_neighbors neighbors;
   typename Ev::t_eatom eatom;
   Kokkos::View<const Real*, DeviceType> ann, q_scaler;
@@ -81,7 +82,8 @@ struct NepKernel {
   }
 
   // ---- stage 1: descriptor, network, per-atom energy; caches dU/dq (radial) and dU/ds (angular)
-  KOKKOS_INLINE_FUNCTION void operator()(TagNepDescriptor, const int i, EnergyVirialSum& ev) const {
+  KOKKOS_INLINE_FUNCTION void operator()(TagNepDescriptor, const int ii, EnergyVirialSum& ev) const {
+    const int i = use_ilist ? ilist(ii) : ii;
     const int ti = type(i);
     if (ti < 0) {
       if (want_eatom) eatom(i) = 0.0;
@@ -196,9 +198,9 @@ struct NepKernel {
     if (p.version == 5) U -= ann(off + (D + 2) * H);
     for (int d = 0; d < D; ++d) dU[d] *= q_scaler(d);  // now dU/dq (raw descriptor)
 
-    for (int n = 0; n < NR; ++n) fp_radial(i, n) = dU[n];
+    for (int n = 0; n < NR; ++n) fp_radial(ii, n) = dU[n];
     // dU/ds for every moment entry: chain rule through the invariants above
-    Real* Gi = &g_angular(i, 0);
+    Real* Gi = &g_angular(ii, 0);
     for (int n = 0; n < NA; ++n) {
       const Real* sn = s + n * S;
       Real* G = Gi + n * S;
@@ -237,7 +239,8 @@ struct NepKernel {
   }
 
   // ---- stage 2: pair forces f_ij = dU_i/dr_ij from the cached derivatives; scatter F and W
-  KOKKOS_INLINE_FUNCTION void operator()(TagNepForce, const int i, EnergyVirialSum& ev) const {
+  KOKKOS_INLINE_FUNCTION void operator()(TagNepForce, const int ii, EnergyVirialSum& ev) const {
+    const int i = use_ilist ? ilist(ii) : ii;
     const int ti = type(i);
     if (ti < 0) return;
     auto a_f = f.access();
@@ -252,11 +255,11 @@ struct NepKernel {
       const Real* c = &c_radial(ti * T + t, 0);  // [k][n]
       for (int k = 0; k < KR; ++k) {
         Real acc = Real(0);
-        for (int n = 0; n < NR; ++n) acc += c[k * NR + n] * fp_radial(i, n);
+        for (int n = 0; n < NR; ++n) acc += c[k * NR + n] * fp_radial(ii, n);
         cF[t * KR + k] = acc;
       }
     }
-    const Real* Gi = &g_angular(i, 0);
+    const Real* Gi = &g_angular(ii, 0);
 
     const int nn = num_neighbors(i);
     for (int jj = 0; jj < nn; ++jj) {
@@ -441,9 +444,10 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
 }
 
 template <class DeviceType, class Real>
-EnergyVirial Evaluator<DeviceType, Real>::compute(int nlocal, t_x x, t_int type, t_int num_neighbors,
+EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
                                                   t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom) {
   EnergyVirial out;
+  const int nlocal = inum;
   if (nlocal <= 0) return out;
   if (d_fp_radial_.extent(0) < size_t(nlocal)) {
     d_fp_radial_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:fp_radial"), nlocal, p_.NR);
@@ -454,6 +458,8 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int nlocal, t_x x, t_int type,
   k.p = p_;
   k.x = x;
   k.type = type;
+  k.ilist = ilist;
+  k.use_ilist = ilist.extent(0) > 0;
   k.num_neighbors = num_neighbors;
   k.neighbors = neighbors;
   k.eatom = eatom;

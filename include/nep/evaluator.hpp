@@ -16,14 +16,10 @@
 #include <Kokkos_Core.hpp>
 
 #include "nep/angular_basis.hpp"
+#include "nep/energy_virial.hpp"
 #include "nep/model.hpp"
 
 namespace nep {
-
-struct EnergyVirial {
-  double energy = 0.0;
-  double virial[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-};
 
 template <class DeviceType, class Real>
 class Evaluator {
@@ -40,9 +36,11 @@ class Evaluator {
 
   explicit Evaluator(const Model& model);
 
-  // Adds forces into f (nall x 3) and, if vatom is non-empty, per-atom virials into vatom
-  // (nall x 9); writes eatom (>= nlocal entries) if non-empty. Returns total energy and virial.
-  EnergyVirial compute(int nlocal, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+  // Evaluates the atoms i = ilist(ii), ii < inum (i = ii when ilist is empty); their neighbours
+  // are neighbors(i, 0 .. num_neighbors(i)-1). Adds forces into f (nall x 3) and, if vatom is
+  // non-empty, per-atom virials into vatom (nall x 9); writes eatom(i) if eatom is non-empty.
+  // Returns the total energy and virial of the evaluated atoms.
+  EnergyVirial compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
                        t_f f, t_eatom eatom, t_vatom vatom);
 
   double cutoff() const { return cutoff_; }

@@ -1,0 +1,26 @@
+/* lammps-nep: small helpers shared by the NEP pair styles (LAMMPS side only). */
+#ifndef LMP_NEP_PLUGIN_COMMON_H
+#define LMP_NEP_PLUGIN_COMMON_H
+
+namespace LAMMPS_NS {
+class LAMMPS;
+}
+
+#include <string>
+#include <vector>
+
+namespace nep_lmp {
+
+// words joined by single spaces
+std::string join(const std::vector<std::string> &words);
+
+// error->all unless "units metal"
+void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style);
+
+// Core per-atom virial w9 (row-major r^a f^b) -> LAMMPS vatom (xx yy zz xy xz yz) and
+// cvatom (xx yy zz xy xz yz yx zx zy); either output may be null. Adds (LAMMPS zeroes them).
+void store_peratom_virial(const double *w9, int n, double **vatom, double **cvatom);
+
+}    // namespace nep_lmp
+
+#endif

@@ -1,0 +1,229 @@
+/* ----------------------------------------------------------------------
+   lammps-nep: pair_style nep — NEP (GPUMD nep.txt) through the lammps-nep core
+------------------------------------------------------------------------- */
+
+#include "pair_nep.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "memory.h"
+#include "neigh_list.h"
+#include "neigh_request.h"
+#include "neighbor.h"
+#include "update.h"
+#include "utils.h"
+
+#include "nep/host_core.hpp"
+#include "nep/model.hpp"
+#include "nep_plugin_common.h"
+
+#include <cstring>
+#include <exception>
+
+using namespace LAMMPS_NS;
+
+PairNEP::PairNEP(LAMMPS *lmp, bool default_space_) : Pair(lmp), default_space(default_space_)
+{
+  single_enable = 0;
+  restartinfo = 0;
+  one_coeff = 1;
+  manybody_flag = 1;
+  no_virial_fdotr_compute = 1;
+  centroidstressflag = CENTROID_AVAIL;
+  unit_convert_flag = utils::NOCONVERT;
+  comm_reverse = 3 + 9;    // forces + per-atom virial of ghosts, used when newton_pair is off
+  comm_reverse_off = 3 + 9;
+}
+
+PairNEP::~PairNEP()
+{
+  if (allocated) {
+    memory->destroy(setflag);
+    memory->destroy(cutsq);
+  }
+}
+
+void PairNEP::allocate()
+{
+  allocated = 1;
+  int n = atom->ntypes;
+  memory->create(setflag, n + 1, n + 1, "pair:setflag");
+  memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
+}
+
+// pair_style nep [precision double|float]      (also: pair_style nep FILE, NEP_CPU's form)
+void PairNEP::settings(int narg, char **arg)
+{
+  single_precision = false;
+  legacy_model_file.clear();
+  int iarg = 0;
+  while (iarg < narg) {
+    if (strcmp(arg[iarg], "precision") == 0) {
+      if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style nep command: precision needs double or float");
+      if (strcmp(arg[iarg + 1], "double") == 0) single_precision = false;
+      else if (strcmp(arg[iarg + 1], "float") == 0) single_precision = true;
+      else error->all(FLERR, "Illegal pair_style nep command: unknown precision '{}'", arg[iarg + 1]);
+      iarg += 2;
+    } else if (iarg == 0) {    // NEP_CPU's "pair_style nep FILE"
+      legacy_model_file = arg[iarg];
+      iarg += 1;
+    } else {
+      error->all(FLERR, "Illegal pair_style nep command: unknown keyword '{}'", arg[iarg]);
+    }
+  }
+}
+
+// pair_coeff * * model.txt El1 El2 ...   (NULL for types not handled here)
+// NEP_CPU form: pair_style nep FILE + pair_coeff * *  (types map to the model's elements in order)
+void PairNEP::coeff(int narg, char **arg)
+{
+  if (!allocated) allocate();
+  if (narg < 2 || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
+    error->all(FLERR, "Incorrect args for pair coefficients: pair_coeff * * model.txt El1 El2 ...");
+  const int ntypes = atom->ntypes;
+  std::string file;
+  std::vector<std::string> names;
+  if (!legacy_model_file.empty() && narg == 2) {
+    file = legacy_model_file;
+  } else {
+    if (narg != 3 + ntypes)
+      error->all(FLERR, "Incorrect args for pair coefficients: expected pair_coeff * * model.txt and {} element names "
+                 "(one per atom type, NULL to skip), got {} arguments", ntypes, narg);
+    file = arg[2];
+    for (int i = 3; i < narg; ++i) names.emplace_back(arg[i]);
+  }
+  try {
+    model = std::make_unique<nep::Model>(nep::read_model(file));
+  } catch (std::exception &e) {
+    error->all(FLERR, "pair_coeff: cannot use NEP model: {}", e.what());
+  }
+  if (names.empty()) {
+    if (ntypes > model->num_types())
+      error->all(FLERR, "pair_style nep {}: {} atom types but the model has only {} elements",
+                 file, ntypes, model->num_types());
+    for (int t = 0; t < ntypes; ++t) names.push_back(model->elements[t]);
+    if (comm->me == 0)
+      utils::logmesg(lmp, "NEP: NEP_CPU-style 'pair_style nep FILE': atom types 1..{} mapped to the model's elements {}\n",
+                     ntypes, nep_lmp::join(names));
+  }
+  type_map.assign(ntypes + 1, -1);
+  for (int t = 1; t <= ntypes; ++t) {
+    const std::string &el = names[t - 1];
+    if (el == "NULL") continue;
+    for (int k = 0; k < model->num_types(); ++k)
+      if (model->elements[k] == el) type_map[t] = k;
+    if (type_map[t] < 0)
+      error->all(FLERR, "pair_coeff: element '{}' (atom type {}) is not in NEP model {} (elements: {})", el, t, file,
+                 nep_lmp::join(model->elements));
+  }
+  for (int i = 1; i <= ntypes; ++i)
+    for (int j = i; j <= ntypes; ++j) setflag[i][j] = (type_map[i] >= 0 && type_map[j] >= 0) ? 1 : 0;
+  try {
+    core = std::make_unique<nep::HostCore>(*model, single_precision,
+                                           default_space ? nep::HostCoreSpace::Default : nep::HostCoreSpace::Host);
+  } catch (std::exception &e) {
+    error->all(FLERR, "pair_coeff: cannot set up the NEP core: {}", e.what());
+  }
+  cutmax = model->cutoff_max();
+  if (comm->me == 0)
+    utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, core on {}\n", file,
+                   model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
+                   single_precision ? "float" : "double", core->space_name());
+}
+
+void PairNEP::init_style()
+{
+  nep_lmp::check_units(lmp, "nep");
+  if (!model) error->all(FLERR, "Pair style nep: pair_coeff * * model.txt ... has not been given");
+  int irequest = neighbor->request(this, instance_me);
+  neighbor->requests[irequest]->half = 0;
+  neighbor->requests[irequest]->full = 1;
+}
+
+double PairNEP::init_one(int i, int j)
+{
+  if (setflag[i][j] == 0) return 0.0;    // type pair not handled by this style (hybrid)
+  return cutmax;
+}
+
+void PairNEP::compute(int eflag, int vflag)
+{
+  ev_init(eflag, vflag);
+  const int nlocal = atom->nlocal;
+  const int nall = nlocal + atom->nghost;
+  const bool newton = force->newton_pair;
+  double **f = atom->f;
+  int *type = atom->type;
+
+  model_type.resize(nall);
+  for (int i = 0; i < nall; ++i) model_type[i] = type_map[type[i]];
+  // ghost forces are ours to fold when newton_pair is off: start them from zero
+  if (!newton)
+    for (int i = nlocal; i < nall; ++i) f[i][0] = f[i][1] = f[i][2] = 0.0;
+  const bool want_w9 = vflag_atom;
+  if (want_w9) w9.assign(9 * static_cast<size_t>(nall), 0.0);
+
+  nep::EnergyVirial ev;
+  try {
+    ev = core->compute(list->inum, list->ilist, nall, &atom->x[0][0], model_type.data(), list->numneigh,
+                       list->firstneigh, &f[0][0], eflag_atom ? eatom : nullptr, want_w9 ? w9.data() : nullptr);
+  } catch (std::exception &e) {
+    error->one(FLERR, "NEP evaluation failed: {}", e.what());
+  }
+
+  if (!newton) {
+    reverse_virial = want_w9;
+    comm->reverse_comm_pair(this);
+  }
+  if (eflag_global) eng_vdwl += ev.energy;
+  if (vflag_global) {
+    virial[0] += ev.virial[0];
+    virial[1] += ev.virial[4];
+    virial[2] += ev.virial[8];
+    virial[3] += ev.virial[1];
+    virial[4] += ev.virial[2];
+    virial[5] += ev.virial[5];
+  }
+  if (want_w9) {
+    const int n = newton ? nall : nlocal;
+    nep_lmp::store_peratom_virial(w9.data(), n, vflag_atom ? vatom : nullptr, cvflag_atom ? cvatom : nullptr);
+  }
+}
+
+int PairNEP::pack_reverse_comm(int n, int first, double *buf)
+{
+  int m = 0;
+  double **f = atom->f;
+  for (int i = first; i < first + n; ++i) {
+    buf[m++] = f[i][0];
+    buf[m++] = f[i][1];
+    buf[m++] = f[i][2];
+    if (reverse_virial)
+      for (int c = 0; c < 9; ++c) buf[m++] = w9[9 * static_cast<size_t>(i) + c];
+  }
+  return m;
+}
+
+void PairNEP::unpack_reverse_comm(int n, int *list_, double *buf)
+{
+  int m = 0;
+  double **f = atom->f;
+  for (int k = 0; k < n; ++k) {
+    const int j = list_[k];
+    f[j][0] += buf[m++];
+    f[j][1] += buf[m++];
+    f[j][2] += buf[m++];
+    if (reverse_virial)
+      for (int c = 0; c < 9; ++c) w9[9 * static_cast<size_t>(j) + c] += buf[m++];
+  }
+}
+
+double PairNEP::memory_usage()
+{
+  double bytes = Pair::memory_usage();
+  bytes += model_type.capacity() * sizeof(int) + w9.capacity() * sizeof(double);
+  if (core) bytes += core->memory_bytes();
+  return bytes;
+}

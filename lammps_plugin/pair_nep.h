@@ -1,0 +1,52 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   lammps-nep: pair_style nep (and nep/gpu when LAMMPS runs without Kokkos)
+   A thin adapter from LAMMPS to the lammps-nep core (no Kokkos or core internals in this header).
+------------------------------------------------------------------------- */
+#ifndef LMP_NEP_PAIR_NEP_H
+#define LMP_NEP_PAIR_NEP_H
+
+#include "pair.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nep {
+class HostCore;
+struct Model;
+}  // namespace nep
+
+namespace LAMMPS_NS {
+
+class PairNEP : public Pair {
+ public:
+  // default_space: run the core on Kokkos' default execution space (nep/gpu) instead of the host
+  PairNEP(class LAMMPS *, bool default_space = false);
+  ~PairNEP() override;
+  void compute(int, int) override;
+  void settings(int, char **) override;
+  void coeff(int, char **) override;
+  void init_style() override;
+  double init_one(int, int) override;
+  int pack_reverse_comm(int, int, double *) override;
+  void unpack_reverse_comm(int, int *, double *) override;
+  double memory_usage() override;
+
+ protected:
+  bool default_space;
+  bool single_precision = false;
+  std::string legacy_model_file;       // NEP_CPU form: pair_style nep FILE
+  std::unique_ptr<nep::Model> model;
+  std::unique_ptr<nep::HostCore> core;
+  std::vector<int> type_map;           // LAMMPS type -> model type (-1 = NULL)
+  std::vector<int> model_type;         // per atom (local + ghost)
+  std::vector<double> w9;              // per-atom 9-component virial (local + ghost)
+  double cutmax = 0.0;
+  bool reverse_virial = false;         // what pack/unpack_reverse_comm carry this step
+
+  void allocate();
+};
+
+}    // namespace LAMMPS_NS
+
+#endif

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""LAMMPS-level checks of the NEP pair styles against NEP_CPU reference fixtures.
+
+For every fixture (tests/data/reference/<model>__<structure>.xyz) this writes a LAMMPS data file
+with the fixture's exact decimal positions, runs `run 0` with the requested pair style / Kokkos
+options / MPI ranks / newton setting, and compares energy, forces, global virial (pressure),
+per-atom energy (compute pe/atom) and per-atom virial (compute stress/atom and
+centroid/stress/atom) with the reference: max relative deviation <= tol (fixtures README rule).
+
+usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args "..."]
+                        [--np N] [--newton on|off] [--tol 1e-10] [--fixtures a,b] [--precision double]
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+NKTV2P = 1.6021765e6  # LAMMPS metal units: bar * A^3 / eV
+
+FIXTURES = [
+    "PbTe_NEP4__tric_24_rattled_swapped", "PbTe_NEP3__rocksalt_216_rattled",
+    "C_2022_NEP4__tric_24_rattled", "Si_2022_NEP4_5body__diamond_216_rattled",
+    "Si_2022_NEP4_3body__tric_24_rattled",
+]
+
+
+def read_reference(path):
+    with open(path) as fh:
+        lines = fh.read().splitlines()
+    n = int(lines[0])
+    head = lines[1]
+    lat = [float(v) for v in head.split('Lattice="')[1].split('"')[0].split()]
+    energy = float(head.split("energy=")[1].split()[0])
+    virial = [float(v) for v in head.split('virial="')[1].split('"')[0].split()]
+    atoms = []
+    for line in lines[2:2 + n]:
+        t = line.split()
+        atoms.append({"el": t[0], "pos": t[1:4], "e": float(t[4]),
+                      "f": [float(v) for v in t[5:8]], "w": [float(v) for v in t[8:17]]})
+    return lat, energy, virial, atoms
+
+
+def model_elements(model_path):
+    with open(model_path) as fh:
+        tok = fh.readline().split()
+    return tok[2:2 + int(tok[1])]
+
+
+def max_rel(xs, refs):
+    scale = max(abs(r) for r in refs) or 1.0
+    return max(abs(x - r) / max(abs(r), scale) for x, r in zip(xs, refs))
+
+
+def run_fixture(args, stem, workdir):
+    model = os.path.join(args.data, "potentials", stem.split("__")[0] + ".txt")
+    lat, e_ref, w_ref, atoms = read_reference(os.path.join(args.data, "reference", stem + ".xyz"))
+    els = model_elements(model)
+    ax, ay, az, bx, by, bz, cx, cy, cz = lat
+    assert ay == 0 and az == 0 and bz == 0, "fixture cell must be in LAMMPS form"
+    data = os.path.join(workdir, stem + ".data")
+    with open(data, "w") as fh:
+        fh.write("fixture %s\n\n%d atoms\n%d atom types\n\n" % (stem, len(atoms), len(els)))
+        fh.write("0 %r xlo xhi\n0 %r ylo yhi\n0 %r zlo zhi\n%r %r %r xy xz yz\n\n" % (ax, by, cz, bx, cx, cy))
+        fh.write("Masses\n\n" + "".join("%d 1.0\n" % (k + 1) for k in range(len(els))) + "\nAtoms # atomic\n\n")
+        for i, a in enumerate(atoms):
+            fh.write("%d %d %s %s %s\n" % (i + 1, els.index(a["el"]) + 1, *a["pos"]))
+    dump = os.path.join(workdir, stem + ".dump")
+    style = args.style + ("" if args.precision == "double" else " precision " + args.precision)
+    deck = os.path.join(workdir, stem + ".in")
+    with open(deck, "w") as fh:
+        fh.write(f"""units metal
+atom_style atomic
+atom_modify map array
+boundary p p p
+newton {args.newton}
+read_data {data}
+plugin load {args.plugin}
+pair_style {style}
+pair_coeff * * {model} {' '.join(els)}
+neighbor 1.0 bin
+compute pea all pe/atom
+compute sa all stress/atom NULL virial
+compute csa all centroid/stress/atom NULL virial
+compute pv all pressure NULL virial
+thermo_style custom step pe c_pv[1] c_pv[2] c_pv[3] c_pv[4] c_pv[5] c_pv[6] vol
+thermo_modify format float %.17g
+dump d all custom 1 {dump} id fx fy fz c_pea c_sa[1] c_sa[2] c_sa[3] c_sa[4] c_sa[5] c_sa[6] c_csa[1] c_csa[2] c_csa[3] c_csa[4] c_csa[5] c_csa[6] c_csa[7] c_csa[8] c_csa[9]
+dump_modify d format float %.17g sort id
+run 0
+""")
+    cmd = shlex.split(args.lmp) + ["-in", deck, "-log", os.path.join(workdir, stem + ".log"), "-screen", "none"]
+    cmd += shlex.split(args.lmp_args)
+    if args.np > 1:
+        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)] + cmd
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    if res.returncode != 0:
+        log = open(os.path.join(workdir, stem + ".log")).read() if os.path.exists(os.path.join(workdir, stem + ".log")) else ""
+        raise RuntimeError("lmp failed (%d): %s\n%s\n%s" % (res.returncode, " ".join(cmd), res.stderr[-2000:], log[-2000:]))
+    # thermo line after the header
+    log = open(os.path.join(workdir, stem + ".log")).read().splitlines()
+    k = next(i for i, l in enumerate(log) if l.split()[:2] == ["Step", "PotEng"])
+    vals = [float(v) for v in log[k + 1].split()]
+    pe, pv, vol = vals[1], vals[2:8], vals[8]
+    rows = [l.split() for l in open(dump).read().splitlines()[9:]]
+    f = [float(v) for r in rows for v in r[1:4]]
+    eatom = [float(r[4]) for r in rows]
+    # stress/atom = -nktv2p * W  (xx yy zz xy xz yz); centroid adds yx zx zy
+    w_sym = [-float(v) / NKTV2P for r in rows for v in r[5:11]]
+    w_cen = [-float(v) / NKTV2P for r in rows for v in r[11:20]]
+    f_ref = [v for a in atoms for v in a["f"]]
+    sym_idx, cen_idx = [0, 4, 8, 1, 2, 5], [0, 4, 8, 1, 2, 5, 3, 6, 7]
+    w_sym_ref = [a["w"][c] for a in atoms for c in sym_idx]
+    w_cen_ref = [a["w"][c] for a in atoms for c in cen_idx]
+    w_glob = [p * vol / NKTV2P for p in pv]
+    w_glob_ref = [w_ref[c] for c in sym_idx]
+    dev = {
+        "energy": abs(pe - e_ref) / abs(e_ref),
+        "forces": max_rel(f, f_ref),
+        "virial": max_rel(w_glob, w_glob_ref),
+        "pe/atom": max_rel(eatom, [a["e"] for a in atoms]),
+        "stress/atom": max_rel(w_sym, w_sym_ref),
+        "centroid/stress/atom": max_rel(w_cen, w_cen_ref),
+    }
+    return dev
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lmp", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--style", default="nep")
+    ap.add_argument("--precision", default="double")
+    ap.add_argument("--lmp-args", default="")
+    ap.add_argument("--np", type=int, default=1)
+    ap.add_argument("--newton", default="on")
+    ap.add_argument("--tol", type=float, default=1e-10)
+    ap.add_argument("--fixtures", default=",".join(FIXTURES))
+    args = ap.parse_args()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for stem in args.fixtures.split(","):
+            try:
+                dev = run_fixture(args, stem, work)
+            except Exception as exc:  # report and count, keep going
+                print("FAIL %s: %s" % (stem, exc))
+                failed += 1
+                continue
+            worst = max(dev.values())
+            ok = worst <= args.tol
+            print("%s %s %s" % ("ok  " if ok else "FAIL", stem,
+                                " ".join("%s=%.1e" % kv for kv in dev.items())))
+            passed += ok
+            failed += not ok
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
