@@ -7,6 +7,7 @@
 #include "atom_vec.h"
 #include "lammps.h"
 #include "pair_nep.h"
+#include "pair_nep_kokkos.h"
 
 using namespace LAMMPS_NS;
 
@@ -15,10 +16,27 @@ static Pair *nep_creator(LAMMPS *lmp)
   return new PairNEP(lmp, false);
 }
 
-// nep/gpu without Kokkos enabled in LAMMPS: the core on its own (default) Kokkos execution space
+// nep/gpu: with Kokkos enabled in LAMMPS (-k on) and a Kokkos atom style, the Kokkos class on
+// LAMMPS's device data; otherwise the core on its own (default) Kokkos execution space
 static Pair *nep_gpu_creator(LAMMPS *lmp)
 {
+  if (lmp->kokkos && lmp->atom->avec && lmp->atom->avec->kokkosable)
+    return new PairNEPKokkos<LMPDeviceType>(lmp);
   return new PairNEP(lmp, true);
+}
+
+static Pair *nep_kk_creator(LAMMPS *lmp)
+{
+  return new PairNEPKokkos<LMPDeviceType>(lmp);
+}
+
+static Pair *nep_kk_host_creator(LAMMPS *lmp)
+{
+#ifdef LMP_KOKKOS_GPU
+  return new PairNEPKokkos<LMPHostType>(lmp);
+#else
+  return new PairNEPKokkos<LMPDeviceType>(lmp);
+#endif
 }
 
 extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
@@ -38,5 +56,20 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.name = "nep/gpu";
   plugin.info = "NEP pair style, lammps-nep core on the Kokkos default execution space";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_gpu_creator;
+  (*register_plugin)(&plugin, lmp);
+
+  // KOKKOS-package styles (-sf kk / suffix kk); need LAMMPS started with -k on
+  plugin.name = "nep/kk";
+  plugin.info = "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)";
+  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
+  (*register_plugin)(&plugin, lmp);
+  plugin.name = "nep/kk/device";
+  (*register_plugin)(&plugin, lmp);
+  plugin.name = "nep/kk/host";
+  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_host_creator;
+  (*register_plugin)(&plugin, lmp);
+  plugin.name = "nep/gpu/kk";
+  plugin.info = "NEP pair style nep/gpu under -sf kk (same as nep/kk)";
+  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
   (*register_plugin)(&plugin, lmp);
 }

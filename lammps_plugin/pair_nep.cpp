@@ -121,16 +121,27 @@ void PairNEP::coeff(int narg, char **arg)
   for (int i = 1; i <= ntypes; ++i)
     for (int j = i; j <= ntypes; ++j) setflag[i][j] = (type_map[i] >= 0 && type_map[j] >= 0) ? 1 : 0;
   try {
-    core = std::make_unique<nep::HostCore>(*model, single_precision,
-                                           default_space ? nep::HostCoreSpace::Default : nep::HostCoreSpace::Host);
+    create_core();
   } catch (std::exception &e) {
     error->all(FLERR, "pair_coeff: cannot set up the NEP core: {}", e.what());
   }
   cutmax = model->cutoff_max();
   if (comm->me == 0)
-    utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, core on {}\n", file,
+    utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, pair style {}\n", file,
                    model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
-                   single_precision ? "float" : "double", core->space_name());
+                   single_precision ? "float" : "double", force->pair_style);
+}
+
+void PairNEP::create_core()
+{
+  core = std::make_unique<nep::HostCore>(*model, single_precision,
+                                         default_space ? nep::HostCoreSpace::Default : nep::HostCoreSpace::Host);
+}
+
+void PairNEP::reverse_ghosts(bool with_virial)
+{
+  reverse_virial = with_virial;
+  comm->reverse_comm_pair(this);
 }
 
 void PairNEP::init_style()
@@ -173,10 +184,7 @@ void PairNEP::compute(int eflag, int vflag)
     error->one(FLERR, "NEP evaluation failed: {}", e.what());
   }
 
-  if (!newton) {
-    reverse_virial = want_w9;
-    comm->reverse_comm_pair(this);
-  }
+  if (!newton) reverse_ghosts(want_w9);
   if (eflag_global) eng_vdwl += ev.energy;
   if (vflag_global) {
     virial[0] += ev.virial[0];

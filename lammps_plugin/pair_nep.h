@@ -45,6 +45,10 @@ class PairNEP : public Pair {
   bool reverse_virial = false;         // what pack/unpack_reverse_comm carry this step
 
   void allocate();
+  // build the evaluator for the current model and precision (the Kokkos variant overrides)
+  virtual void create_core();
+  // newton_pair off: fold ghost forces (and per-atom virials) onto their owners
+  void reverse_ghosts(bool with_virial);
 };
 
 }    // namespace LAMMPS_NS

@@ -91,13 +91,13 @@ Calculator::Calculator(const Model& model, Precision precision, Backend backend)
   impl_->model = model;
   if (backend == Backend::Serial) {
 #ifdef KOKKOS_ENABLE_SERIAL
-    impl_->backend = make_for_device<Kokkos::Device<Kokkos::Serial, Kokkos::HostSpace>>(model, precision);
+    impl_->backend = make_for_device<Kokkos::Serial>(model, precision);
 #else
     throw Error("this build of Kokkos has no Serial backend");
 #endif
   } else {
 #ifdef KOKKOS_ENABLE_OPENMP
-    impl_->backend = make_for_device<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>>(model, precision);
+    impl_->backend = make_for_device<Kokkos::OpenMP>(model, precision);
 #else
     throw Error("this build of Kokkos has no OpenMP backend");
 #endif

@@ -2,12 +2,13 @@
 #include "evaluator_impl.hpp"
 
 namespace nep {
+// Device types are the plain execution spaces, as LAMMPS's LMPDeviceType / LMPHostType are.
 #ifdef KOKKOS_ENABLE_SERIAL
-template class Evaluator<Kokkos::Device<Kokkos::Serial, Kokkos::HostSpace>, double>;
-template class Evaluator<Kokkos::Device<Kokkos::Serial, Kokkos::HostSpace>, float>;
+template class Evaluator<Kokkos::Serial, double>;
+template class Evaluator<Kokkos::Serial, float>;
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-template class Evaluator<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>, double>;
-template class Evaluator<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>, float>;
+template class Evaluator<Kokkos::OpenMP, double>;
+template class Evaluator<Kokkos::OpenMP, float>;
 #endif
 }  // namespace nep

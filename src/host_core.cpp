@@ -133,9 +133,9 @@ HostCore::HostCore(const Model& model, bool single_precision, HostCoreSpace spac
   ensure_kokkos_initialized();
   (void)space;  // this build's Kokkos has host execution spaces only: both choices run on the host
 #if defined(KOKKOS_ENABLE_OPENMP)
-  impl_->core = make_core<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>>(model, single_precision);
+  impl_->core = make_core<Kokkos::OpenMP>(model, single_precision);
 #else
-  impl_->core = make_core<Kokkos::Device<Kokkos::Serial, Kokkos::HostSpace>>(model, single_precision);
+  impl_->core = make_core<Kokkos::Serial>(model, single_precision);
 #endif
 }
 

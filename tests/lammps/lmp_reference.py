@@ -9,6 +9,7 @@ centroid/stress/atom) with the reference: max relative deviation <= tol (fixture
 
 usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args "..."]
                         [--np N] [--newton on|off] [--tol 1e-10] [--fixtures a,b] [--precision double]
+                        [--atom-style atomic/kk]
 """
 import argparse
 import os
@@ -71,7 +72,7 @@ def run_fixture(args, stem, workdir):
     deck = os.path.join(workdir, stem + ".in")
     with open(deck, "w") as fh:
         fh.write(f"""units metal
-atom_style atomic
+atom_style {args.atom_style}
 atom_modify map array
 boundary p p p
 newton {args.newton}
@@ -137,6 +138,7 @@ def main():
     ap.add_argument("--lmp-args", default="")
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--newton", default="on")
+    ap.add_argument("--atom-style", default="atomic")
     ap.add_argument("--tol", type=float, default=1e-10)
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
     args = ap.parse_args()

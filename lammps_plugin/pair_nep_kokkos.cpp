@@ -1,0 +1,148 @@
+/* ----------------------------------------------------------------------
+   lammps-nep: pair_style nep/kk — positions, types, neighbour list and forces stay in LAMMPS's
+   Kokkos views on the execution space; only per-atom energy/virial (when requested) go to the host.
+------------------------------------------------------------------------- */
+
+#include "pair_nep_kokkos.h"
+
+#include "atom_kokkos.h"
+#include "atom_masks.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "kokkos.h"
+#include "memory.h"
+#include "neigh_list_kokkos.h"
+#include "neigh_request.h"
+#include "neighbor.h"
+
+#include "nep/model.hpp"
+#include "nep_plugin_common.h"
+
+#include <exception>
+
+using namespace LAMMPS_NS;
+
+template <class DeviceType>
+PairNEPKokkos<DeviceType>::PairNEPKokkos(LAMMPS *lmp) : PairNEP(lmp, true)
+{
+  kokkosable = 1;
+  atomKK = (AtomKokkos *) atom;
+  execution_space = ExecutionSpaceFromDevice<DeviceType>::space;
+  datamask_read = X_MASK | F_MASK | TYPE_MASK;
+  datamask_modify = F_MASK;
+}
+
+template <class DeviceType>
+PairNEPKokkos<DeviceType>::~PairNEPKokkos() = default;
+
+template <class DeviceType>
+void PairNEPKokkos<DeviceType>::create_core()
+{
+  ev_double.reset();
+  ev_float.reset();
+  if (single_precision) ev_float = std::make_unique<nep::Evaluator<DeviceType, float>>(*model);
+  else ev_double = std::make_unique<nep::Evaluator<DeviceType, double>>(*model);
+  d_map = Kokkos::View<int *, DeviceType>("nep:map", type_map.size());
+  auto h_map = Kokkos::create_mirror_view(d_map);
+  for (size_t t = 0; t < type_map.size(); ++t) h_map(t) = type_map[t];
+  Kokkos::deep_copy(d_map, h_map);
+}
+
+template <class DeviceType>
+void PairNEPKokkos<DeviceType>::init_style()
+{
+  PairNEP::init_style();
+  neighflag = lmp->kokkos->neighflag;
+  // the core always works from a full list; newton_pair off (forced by 'neigh full') is handled
+  // by folding ghost forces here
+  const int irequest = neighbor->nrequest - 1;
+  neighbor->requests[irequest]->kokkos_host =
+      std::is_same<DeviceType, LMPHostType>::value && !std::is_same<DeviceType, LMPDeviceType>::value;
+  neighbor->requests[irequest]->kokkos_device = std::is_same<DeviceType, LMPDeviceType>::value;
+  neighbor->requests[irequest]->full = 1;
+  neighbor->requests[irequest]->half = 0;
+  if (neighflag != FULL && neighflag != HALF && neighflag != HALFTHREAD)
+    error->all(FLERR, "Pair style nep/kk supports the KOKKOS package options 'neigh full' and 'neigh half' only");
+}
+
+template <class DeviceType>
+void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
+{
+  ev_init(eflag_in, vflag_in);
+  const int nlocal = atom->nlocal;
+  const int nall = nlocal + atom->nghost;
+  const bool newton = force->newton_pair;
+
+  atomKK->sync(execution_space, datamask_read);
+  auto x = atomKK->k_x.view<DeviceType>();
+  auto f = atomKK->k_f.view<DeviceType>();
+  auto type = atomKK->k_type.view<DeviceType>();
+  auto *k_list = static_cast<NeighListKokkos<DeviceType> *>(list);
+  const int inum = list->inum;
+
+  if ((int) d_model_type.extent(0) < nall) d_model_type = Kokkos::View<int *, DeviceType>("nep:model_type", atom->nmax);
+  {
+    auto map = d_map;
+    auto mt = d_model_type;
+    Kokkos::parallel_for("nep:map_types", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, nall),
+                         KOKKOS_LAMBDA(const int i) { mt(i) = map(type(i)); });
+  }
+  if (!newton)  // LAMMPS clears only local forces when newton_pair is off
+    Kokkos::deep_copy(Kokkos::subview(f, std::make_pair(nlocal, nall), Kokkos::ALL), 0.0);
+  if (eflag_atom && (int) d_eatom.extent(0) < nall) d_eatom = Kokkos::View<double *, DeviceType>("nep:eatom", atom->nmax);
+  if (vflag_atom) {
+    if ((int) d_w9.extent(0) < nall) d_w9 = decltype(d_w9)("nep:w9", atom->nmax);
+    else Kokkos::deep_copy(d_w9, 0.0);
+  }
+  typename nep::Evaluator<DeviceType, double>::t_eatom e_view;
+  typename nep::Evaluator<DeviceType, double>::t_vatom w_view;
+  if (eflag_atom) e_view = d_eatom;
+  if (vflag_atom) w_view = d_w9;
+
+  nep::EnergyVirial ev;
+  try {
+    if (ev_float)
+      ev = ev_float->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, k_list->d_neighbors, f, e_view, w_view);
+    else
+      ev = ev_double->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, k_list->d_neighbors, f, e_view, w_view);
+  } catch (std::exception &e) {
+    error->one(FLERR, "NEP evaluation failed: {}", e.what());
+  }
+  atomKK->modified(execution_space, F_MASK);
+
+  // per-atom results to the host arrays LAMMPS computes read
+  if (eflag_atom) {
+    // (a Kokkos neighbour list keeps its ilist on the execution space only)
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d_eatom);
+    auto h_ilist = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k_list->d_ilist);
+    for (int ii = 0; ii < inum; ++ii) eatom[h_ilist(ii)] += h(h_ilist(ii));
+  }
+  if (vflag_atom) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d_w9);
+    w9.assign(h.data(), h.data() + 9 * static_cast<size_t>(nall));
+  }
+  if (!newton) {
+    atomKK->sync(Host, F_MASK);
+    reverse_ghosts(vflag_atom);
+    atomKK->modified(Host, F_MASK);
+  }
+  if (vflag_atom) nep_lmp::store_peratom_virial(w9.data(), newton ? nall : nlocal, vatom, cvflag_atom ? cvatom : nullptr);
+
+  if (eflag_global) eng_vdwl += ev.energy;
+  if (vflag_global) {
+    virial[0] += ev.virial[0];
+    virial[1] += ev.virial[4];
+    virial[2] += ev.virial[8];
+    virial[3] += ev.virial[1];
+    virial[4] += ev.virial[2];
+    virial[5] += ev.virial[5];
+  }
+}
+
+namespace LAMMPS_NS {
+template class PairNEPKokkos<LMPDeviceType>;
+#ifdef LMP_KOKKOS_GPU
+template class PairNEPKokkos<LMPHostType>;
+#endif
+}    // namespace LAMMPS_NS

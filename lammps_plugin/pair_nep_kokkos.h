@@ -1,0 +1,40 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   lammps-nep: pair_style nep/kk (and nep/gpu under -k on): the core on LAMMPS's Kokkos data
+------------------------------------------------------------------------- */
+#ifndef LMP_NEP_PAIR_NEP_KOKKOS_H
+#define LMP_NEP_PAIR_NEP_KOKKOS_H
+
+#include "kokkos_type.h"
+#include "pair_nep.h"
+
+#include "nep/evaluator.hpp"
+
+namespace LAMMPS_NS {
+
+template <class DeviceType>
+class PairNEPKokkos : public PairNEP {
+ public:
+  typedef DeviceType device_type;
+  typedef ArrayTypes<DeviceType> AT;
+
+  PairNEPKokkos(class LAMMPS *);
+  ~PairNEPKokkos() override;
+  void compute(int, int) override;
+  void init_style() override;
+
+ protected:
+  void create_core() override;
+
+  // one of the two is set, by precision
+  std::unique_ptr<nep::Evaluator<DeviceType, double>> ev_double;
+  std::unique_ptr<nep::Evaluator<DeviceType, float>> ev_float;
+  Kokkos::View<int *, DeviceType> d_map;          // LAMMPS type -> model type
+  Kokkos::View<int *, DeviceType> d_model_type;   // per atom
+  Kokkos::View<double *, DeviceType> d_eatom;
+  Kokkos::View<double *[9], Kokkos::LayoutRight, DeviceType> d_w9;
+  int neighflag = 0;
+};
+
+}    // namespace LAMMPS_NS
+
+#endif
