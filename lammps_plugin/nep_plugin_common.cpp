@@ -22,6 +22,15 @@ void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style)
                     style, lmp->update->unit_style);
 }
 
+void tally_totals(const nep::EnergyVirial &ev, double *eng_vdwl, double *virial)
+{
+  if (eng_vdwl) *eng_vdwl += ev.energy;
+  if (virial) {
+    const int from[6] = {0, 4, 8, 1, 2, 5};
+    for (int k = 0; k < 6; ++k) virial[k] += ev.virial[from[k]];
+  }
+}
+
 void store_peratom_virial(const double *w9, int n, double **vatom, double **cvatom)
 {
   for (int i = 0; i < n; ++i) {

@@ -9,6 +9,8 @@ class LAMMPS;
 #include <string>
 #include <vector>
 
+#include "nep/energy_virial.hpp"
+
 namespace nep_lmp {
 
 // words joined by single spaces
@@ -20,6 +22,9 @@ void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style);
 // Core per-atom virial w9 (row-major r^a f^b) -> LAMMPS vatom (xx yy zz xy xz yz) and
 // cvatom (xx yy zz xy xz yz yx zx zy); either output may be null. Adds (LAMMPS zeroes them).
 void store_peratom_virial(const double *w9, int n, double **vatom, double **cvatom);
+
+// Add the core's totals to the pair's energy and 6-component virial (xx yy zz xy xz yz); null skips.
+void tally_totals(const nep::EnergyVirial &ev, double *eng_vdwl, double *virial);
 
 }    // namespace nep_lmp
 

@@ -185,15 +185,7 @@ void PairNEP::compute(int eflag, int vflag)
   }
 
   if (!newton) reverse_ghosts(want_w9);
-  if (eflag_global) eng_vdwl += ev.energy;
-  if (vflag_global) {
-    virial[0] += ev.virial[0];
-    virial[1] += ev.virial[4];
-    virial[2] += ev.virial[8];
-    virial[3] += ev.virial[1];
-    virial[4] += ev.virial[2];
-    virial[5] += ev.virial[5];
-  }
+  nep_lmp::tally_totals(ev, eflag_global ? &eng_vdwl : nullptr, vflag_global ? virial : nullptr);
   if (want_w9) {
     const int n = newton ? nall : nlocal;
     nep_lmp::store_peratom_virial(w9.data(), n, vflag_atom ? vatom : nullptr, cvflag_atom ? cvatom : nullptr);

@@ -129,15 +129,7 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
   }
   if (vflag_atom) nep_lmp::store_peratom_virial(w9.data(), newton ? nall : nlocal, vatom, cvflag_atom ? cvatom : nullptr);
 
-  if (eflag_global) eng_vdwl += ev.energy;
-  if (vflag_global) {
-    virial[0] += ev.virial[0];
-    virial[1] += ev.virial[4];
-    virial[2] += ev.virial[8];
-    virial[3] += ev.virial[1];
-    virial[4] += ev.virial[2];
-    virial[5] += ev.virial[5];
-  }
+  nep_lmp::tally_totals(ev, eflag_global ? &eng_vdwl : nullptr, vflag_global ? virial : nullptr);
 }
 
 namespace LAMMPS_NS {
