@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""LAMMPS-level behaviour of the NEP pair styles beyond the reference numbers:
+finite-difference forces, restart, pair_style hybrid/overlay with zbl, NULL element mapping,
+NEP_CPU's 'pair_style nep FILE' form, repeated runs, 1/2/4 MPI ranks, and bad-input errors.
+
+usage: lmp_features.py --lmp LMP --plugin SO --data DIR [--style nep] [--lmp-args "..."]
+Prints one line per check and 'N passed, M failed'.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+WORK = None
+
+
+def run_lmp(deck, np=1, lmp_args=None, expect_fail=False):
+    path = os.path.join(WORK, "in.%d" % abs(hash(deck)))
+    with open(path, "w") as fh:
+        fh.write(deck)
+    log = path + ".log"
+    cmd = shlex.split(ARGS.lmp) + ["-in", path, "-log", log, "-screen", "none"]
+    cmd += shlex.split(ARGS.lmp_args if lmp_args is None else lmp_args)
+    if np > 1:
+        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=WORK)
+    text = (open(log).read() if os.path.exists(log) else "") + res.stdout + res.stderr
+    if (res.returncode != 0) != expect_fail:
+        raise RuntimeError("lmp exit %d, expected %s:\n%s" % (res.returncode, "failure" if expect_fail else "success", text[-3000:]))
+    return text
+
+
+def values(text, key):
+    """Numbers printed by 'print "KEY v1 v2 ..."' lines."""
+    for line in text.splitlines():
+        if line.startswith(key + " "):
+            return [float(v) for v in line.split()[1:]]
+    raise RuntimeError("no line starting with %r in output" % key)
+
+
+def structure(boxrep, ntypes):
+    """Rattled rocksalt PbTe written once by a 1-rank run, so every run sees the same atom IDs."""
+    path = os.path.join(WORK, "pbte_%d_%d.data" % (boxrep, ntypes))
+    if not os.path.exists(path):
+        run_lmp(f"""units metal
+atom_style atomic
+lattice custom 6.46 a1 1 0 0 a2 0 1 0 a3 0 0 1 basis 0 0 0 basis 0.5 0.5 0 basis 0.5 0 0.5 basis 0 0.5 0.5 &
+        basis 0.5 0 0 basis 0 0.5 0 basis 0 0 0.5 basis 0.5 0.5 0.5
+region box block 0 {boxrep} 0 {boxrep} 0 {boxrep}
+create_box {ntypes} box
+create_atoms 2 box basis 1 2 basis 2 2 basis 3 2 basis 4 2 basis 5 1 basis 6 1 basis 7 1 basis 8 1
+mass * 200.0
+displace_atoms all random 0.1 0.1 0.1 4711
+write_data {path}
+""", lmp_args="")
+    return path
+
+
+def header(style=None, newton="on", elements="Te Pb", model="PbTe_NEP4.txt", extra_types=0, boxrep=3, coeff=None):
+    style = style or ARGS.style
+    d = ARGS.data
+    nep_sub = ARGS.style.split()[0] + " " if style.startswith("hybrid") else ""
+    coeff = coeff or f"pair_coeff * * {nep_sub}{d}/potentials/{model} {elements}"
+    return f"""units metal
+atom_style atomic
+atom_modify map array
+boundary p p p
+newton {newton}
+read_data {structure(boxrep, 2 + extra_types)}
+plugin load {ARGS.plugin}
+pair_style {style}
+{coeff}
+thermo_modify format float %.17g
+"""
+
+
+def check_finite_difference():
+    # central difference of the total energy for 3 coordinates vs the force LAMMPS reports
+    h = 1e-5
+    deck = header(boxrep=2) + f"""
+group one id 5
+run 0
+variable fx equal fx[5]
+variable fy equal fy[5]
+variable fz equal fz[5]
+print "F ${{fx}} ${{fy}} ${{fz}}"
+"""
+    for dim, (dx, dy, dz) in enumerate([(h, 0, 0), (0, h, 0), (0, 0, h)]):
+        deck += f"""displace_atoms one move {dx} {dy} {dz} units box
+run 0
+variable ep{dim} equal pe
+print "EP{dim} $(v_ep{dim}:%.17g)"
+displace_atoms one move {-2*dx} {-2*dy} {-2*dz} units box
+run 0
+variable em{dim} equal pe
+print "EM{dim} $(v_em{dim}:%.17g)"
+displace_atoms one move {dx} {dy} {dz} units box
+"""
+    out = run_lmp(deck.replace('print "F ${fx} ${fy} ${fz}"', 'print "F $(v_fx:%.17g) $(v_fy:%.17g) $(v_fz:%.17g)"'))
+    f = values(out, "F")
+    worst = 0.0
+    for dim in range(3):
+        fd = -(values(out, "EP%d" % dim)[0] - values(out, "EM%d" % dim)[0]) / (2 * h)
+        worst = max(worst, abs(fd - f[dim]))
+    assert worst < 1e-6, "FD force mismatch %.2e eV/A" % worst
+    return "max |F - F_fd| = %.1e eV/A" % worst
+
+
+def energy_and_force(deck_tail="", np=1, **kw):
+    deck = header(**kw) + """
+run 0
+variable e equal pe
+variable f1 equal fx[1]
+variable f2 equal fy[7]
+variable f3 equal fz[33]
+print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
+""" + deck_tail
+    return values(run_lmp(deck, np=np), "EF")
+
+
+def rel(a, b):
+    s = max(abs(v) for v in b)
+    return max(abs(x - y) / max(abs(y), s) for x, y in zip(a, b))
+
+
+def check_mpi_ranks():
+    ref = energy_and_force()
+    dev = [rel(energy_and_force(np=n), ref) for n in (2, 4)]
+    assert max(dev) <= 1e-12, "1 vs 2/4 ranks: %s" % dev
+    return "1 vs 2 / 4 ranks: max rel dev %.1e / %.1e" % tuple(dev)
+
+
+def check_newton():
+    a = energy_and_force(newton="on")
+    b = energy_and_force(newton="off")
+    d = rel(b, a)
+    assert d <= 1e-12, d
+    return "newton on vs off: %.1e" % d
+
+
+def check_restart():
+    ref = energy_and_force(deck_tail="write_restart nep.restart\n")
+    deck = f"""read_restart nep.restart
+plugin load {ARGS.plugin}
+pair_style {ARGS.style}
+pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb
+thermo_modify format float %.17g
+run 0
+variable e equal pe
+variable f1 equal fx[1]
+variable f2 equal fy[7]
+variable f3 equal fz[33]
+print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
+"""
+    got = values(run_lmp(deck), "EF")
+    d = rel(got, ref)
+    assert d <= 1e-13, d
+    return "read_restart + pair_coeff: %.1e" % d
+
+
+def check_repeated_runs():
+    deck = header() + """
+velocity all create 300 12345 loop geom
+fix 1 all nve
+run 20
+variable e1 equal pe
+print "A $(v_e1:%.17g)"
+run 20
+run 0
+variable e2 equal pe
+print "B $(v_e2:%.17g)"
+"""
+    out = run_lmp(deck)
+    return "three runs in one deck: E %.6f -> %.6f eV" % (values(out, "A")[0], values(out, "B")[0])
+
+
+def check_hybrid_overlay_zbl():
+    # nep + zbl through hybrid/overlay equals the sum of separate runs
+    zbl_coeffs = "pair_coeff 1 1 {p}52 52\npair_coeff 2 2 {p}82 82\npair_coeff 1 2 {p}52 82"
+    e_nep = energy_and_force()[0]
+    run = 'run 0\nvariable e equal pe\nprint "E $(v_e:%.17g)"\n'
+    e_zbl = values(run_lmp(header(style="zbl 2.5 3.5", coeff=zbl_coeffs.format(p="")) + run), "E")[0]
+    deck = header(style=f"hybrid/overlay {ARGS.style} zbl 2.5 3.5") + zbl_coeffs.format(p="zbl ") + "\n" + run
+    e_h = values(run_lmp(deck), "E")[0]
+    d = abs(e_h - (e_nep + e_zbl)) / abs(e_h)
+    assert d <= 1e-13, d
+    return "hybrid/overlay E = E_nep + E_zbl to %.1e (E_zbl = %.4f eV)" % (d, e_zbl)
+
+
+def check_null_mapping():
+    # under pair_style hybrid a third atom type maps to NULL (handled by zbl; no such atoms exist)
+    ref = energy_and_force()
+    got = energy_and_force(style=f"hybrid {ARGS.style} zbl 1.0 2.0", extra_types=1,
+                           elements=f"Te Pb NULL\npair_coeff 1*3 3 zbl 52 52")
+    d = rel(got, ref)
+    assert d <= 1e-14, d
+    return "NULL type: %.1e" % d
+
+
+def check_nep_cpu_form():
+    ref = energy_and_force()
+    deck = header().replace(f"pair_style {ARGS.style}\npair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb",
+                            f"pair_style {ARGS.style.split()[0]} {ARGS.data}/potentials/PbTe_NEP4.txt\npair_coeff * *")
+    deck += """run 0
+variable e equal pe
+variable f1 equal fx[1]
+variable f2 equal fy[7]
+variable f3 equal fz[33]
+print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
+"""
+    out = run_lmp(deck)
+    assert "NEP_CPU-style" in out
+    d = rel(values(out, "EF"), ref)
+    assert d <= 1e-14, d
+    return "pair_style nep FILE + pair_coeff * *: %.1e" % d
+
+
+ERRORS = [
+    ("units", lambda h: h.replace("units metal", "units real"), "requires 'units metal'"),
+    ("missing model", lambda h: h.replace("PbTe_NEP4.txt", "no_such_model.txt"), "no_such_model.txt: cannot open model file"),
+    ("unknown element", lambda h: h.replace("Te Pb\n", "Te Xx\n"), "element 'Xx' (atom type 2) is not in NEP model"),
+    ("wrong count", lambda h: h.replace("Te Pb\n", "Te\n"), "expected pair_coeff * * model.txt and 2 element names"),
+    ("bad model", lambda h: h.replace("potentials/PbTe_NEP4.txt", "reference/PbTe_NEP4__tric_24_rattled_swapped.xyz"),
+     "rattled_swapped.xyz:1: first line must be"),
+    ("bad keyword", lambda h: h.replace(f"pair_style {ARGS.style}", f"pair_style {ARGS.style} precision half"),
+     "unknown precision 'half'"),
+]
+
+
+def check_errors():
+    for name, edit, msg in ERRORS:
+        out = run_lmp(edit(header()) + "run 0\n", expect_fail=True)
+        assert msg in out, "%s: message %r not found in:\n%s" % (name, msg, out[-1500:])
+    return "%d bad inputs give clear errors" % len(ERRORS)
+
+
+CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_repeated_runs,
+          check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors]
+
+
+def main():
+    global ARGS, WORK
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lmp", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--style", default="nep")
+    ap.add_argument("--lmp-args", default="")
+    ap.add_argument("--only", default="")
+    ARGS = ap.parse_args()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as WORK:
+        for check in CHECKS:
+            if ARGS.only and ARGS.only not in check.__name__:
+                continue
+            try:
+                msg = check()
+                print("ok   %s: %s" % (check.__name__, msg))
+                passed += 1
+            except Exception as exc:
+                print("FAIL %s: %s" % (check.__name__, exc))
+                failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
