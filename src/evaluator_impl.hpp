@@ -249,6 +249,7 @@ struct NepKernel {
     Real fk[kMaxBasis], fkp[kMaxBasis], gn[kMaxBasis], gnp[kMaxBasis];
     Real Y[kNumAngularEntries], dY[3 * kNumAngularEntries], Hn[kNumAngularEntries], Hp[kNumAngularEntries];
     double fi[3] = {0, 0, 0};
+    double wi[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // this atom's pairs' virial, added to ev once
     // radial: dU_i/dd = sum_n Fp_n g_n'(d) = sum_k f_k'(d) cF_tk with cF_tk = sum_n c_nk(t_i,t) Fp_n
     Real cF[kMaxTypes * kMaxBasis];
     for (int t = 0; t < T; ++t) {
@@ -322,15 +323,15 @@ struct NepKernel {
       a_f(j, 1) -= fij[1];
       a_f(j, 2) -= fij[2];
       for (int aa = 0; aa < 3; ++aa)
-        for (int bb = 0; bb < 3; ++bb) {
-          const double w = -r[aa] * fij[bb];
-          ev.v[3 * aa + bb] += w;
-          if (want_vatom) a_v(j, 3 * aa + bb) += w;
-        }
+        for (int bb = 0; bb < 3; ++bb) wi[3 * aa + bb] -= r[aa] * fij[bb];
+      if (want_vatom)
+        for (int aa = 0; aa < 3; ++aa)
+          for (int bb = 0; bb < 3; ++bb) a_v(j, 3 * aa + bb) += -r[aa] * fij[bb];
     }
     a_f(i, 0) += fi[0];
     a_f(i, 1) += fi[1];
     a_f(i, 2) += fi[2];
+    for (int c = 0; c < 9; ++c) ev.v[c] += wi[c];
   }
 };
 

@@ -8,6 +8,8 @@
 
 #include "nep/error.hpp"
 
+#include <omp.h>
+
 namespace nep {
 namespace {
 
@@ -99,10 +101,12 @@ NeighborList build_neighbor_list(const std::vector<double>& x, const std::vector
       lo[d] = std::min(lo[d], nl.x[3 * i + d]);
       hi[d] = std::max(hi[d], nl.x[3 * i + d]);
     }
+  // bins at least cutoff/2 wide, searched over +-2 bins: ~40% fewer candidates than cutoff-wide bins
+  constexpr int kReach = 2;
   int nb[3];
   double binw[3];
   for (int d = 0; d < 3; ++d) {
-    nb[d] = std::max(1, std::min(1 << 10, static_cast<int>((hi[d] - lo[d]) / cutoff)));
+    nb[d] = std::max(1, std::min(1 << 10, static_cast<int>(kReach * (hi[d] - lo[d]) / cutoff)));
     binw[d] = std::max((hi[d] - lo[d]) / nb[d], 1e-12);
   }
   auto bin_of = [&](int i, int d) {
@@ -131,33 +135,42 @@ NeighborList build_neighbor_list(const std::vector<double>& x, const std::vector
   auto for_each_neighbor = [&](int i, auto&& visit) {
     const int bx = bin_of(i, 0), by = bin_of(i, 1), bz = bin_of(i, 2);
     const double xi = nl.x[3 * i], yi = nl.x[3 * i + 1], zi = nl.x[3 * i + 2];
-    for (int z = std::max(0, bz - 1); z <= std::min(nb[2] - 1, bz + 1); ++z)
-      for (int y = std::max(0, by - 1); y <= std::min(nb[1] - 1, by + 1); ++y) {
+    for (int z = std::max(0, bz - kReach); z <= std::min(nb[2] - 1, bz + kReach); ++z)
+      for (int y = std::max(0, by - kReach); y <= std::min(nb[1] - 1, by + kReach); ++y) {
         const long row = (static_cast<long>(z) * nb[1] + y) * nb[0];
-        const int p0 = head[row + std::max(0, bx - 1)], p1 = head[row + std::min(nb[0] - 1, bx + 1) + 1];
+        const int p0 = head[row + std::max(0, bx - kReach)], p1 = head[row + std::min(nb[0] - 1, bx + kReach) + 1];
         for (int p = p0; p < p1; ++p) {
           const double dx = xs[3 * p] - xi, dy = xs[3 * p + 1] - yi, dz = xs[3 * p + 2] - zi;
           if (dx * dx + dy * dy + dz * dz < rc2 && order[p] != i) visit(order[p]);
         }
       }
   };
+  // one search pass into per-thread buffers (each row in bin order), then a copy into the padded
+  // row-major array: the result does not depend on the thread count
   nl.num_neighbors.assign(n, 0);
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; ++i) {
-    int c = 0;
-    for_each_neighbor(i, [&](int) { ++c; });
-    nl.num_neighbors[i] = c;
+  std::vector<size_t> row_start(n);
+  std::vector<int> row_thread(n);
+  std::vector<std::vector<int>> buffers;
+#pragma omp parallel
+  {
+#pragma omp single
+    buffers.resize(omp_get_num_threads());
+    std::vector<int>& buf = buffers[omp_get_thread_num()];
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      row_start[i] = buf.size();
+      row_thread[i] = omp_get_thread_num();
+      for_each_neighbor(i, [&](int j) { buf.push_back(j); });
+      nl.num_neighbors[i] = static_cast<int>(buf.size() - row_start[i]);
+    }
   }
   int maxn = 0;
   for (int c : nl.num_neighbors) maxn = std::max(maxn, c);
   nl.max_neighbors = maxn;
   nl.neighbors.assign(static_cast<size_t>(n) * std::max(maxn, 1), 0);
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; ++i) {
-    int* row = nl.neighbors.data() + static_cast<size_t>(i) * maxn;
-    int c = 0;
-    for_each_neighbor(i, [&](int j) { row[c++] = j; });
-  }
+  for (int i = 0; i < n; ++i)
+    std::copy_n(buffers[row_thread[i]].data() + row_start[i], nl.num_neighbors[i],
+                nl.neighbors.data() + static_cast<size_t>(i) * maxn);
   return nl;
 }
 
