@@ -142,6 +142,9 @@ void PairNEP::reverse_ghosts(bool with_virial)
 {
   reverse_virial = with_virial;
   comm->reverse_comm_pair(this);
+  // folded: clear the ghost copies, or LAMMPS adds them a second time when only newton_bond is on
+  double **f = atom->f;
+  for (int i = atom->nlocal; i < atom->nlocal + atom->nghost; ++i) f[i][0] = f[i][1] = f[i][2] = 0.0;
 }
 
 void PairNEP::init_style()

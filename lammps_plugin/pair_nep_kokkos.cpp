@@ -16,6 +16,8 @@
 #include "neigh_request.h"
 #include "neighbor.h"
 
+#include <vector>
+
 #include "nep/model.hpp"
 #include "nep_plugin_common.h"
 
@@ -111,6 +113,25 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
   }
   atomKK->modified(execution_space, F_MASK);
 
+  // ghost contributions onto owners (newton_pair off, one rank): on the execution space
+  if (!newton && fold_on_device()) {
+    auto off = d_image_offset;
+    auto img = d_image_list;
+    auto w = d_w9;
+    const bool fold_w = vflag_atom;
+    Kokkos::parallel_for("nep:fold_ghosts", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, nlocal),
+      KOKKOS_LAMBDA(const int i) {
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int g = img(k);
+          for (int d = 0; d < 3; ++d) f(i, d) += f(g, d);
+          if (fold_w)
+            for (int c = 0; c < 9; ++c) w(i, c) += w(g, c);
+        }
+      });
+    // folded: clear the ghost copies, or LAMMPS adds them a second time when only newton_bond is on
+    Kokkos::deep_copy(Kokkos::subview(f, std::make_pair(nlocal, nall), Kokkos::ALL), 0.0);
+  }
+
   // per-atom results to the host arrays LAMMPS computes read
   if (eflag_atom) {
     // (a Kokkos neighbour list keeps its ilist on the execution space only)
@@ -122,7 +143,8 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d_w9);
     w9.assign(h.data(), h.data() + 9 * static_cast<size_t>(nall));
   }
-  if (!newton) {
+  if (!newton && !fold_on_device()) {
+    // several ranks: LAMMPS's reverse communication (host buffers in this LAMMPS version)
     atomKK->sync(Host, F_MASK);
     reverse_ghosts(vflag_atom);
     atomKK->modified(Host, F_MASK);
@@ -130,6 +152,37 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
   if (vflag_atom) nep_lmp::store_peratom_virial(w9.data(), newton ? nall : nlocal, vatom, cvflag_atom ? cvatom : nullptr);
 
   nep_lmp::tally_totals(ev, eflag_global ? &eng_vdwl : nullptr, vflag_global ? virial : nullptr);
+}
+
+template <class DeviceType>
+bool PairNEPKokkos<DeviceType>::fold_on_device()
+{
+  if (comm->nprocs != 1 || atom->map_style == Atom::MAP_NONE) return false;
+  const int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
+  if (images_built_at == neighbor->ncalls && (int) d_image_offset.extent(0) == nlocal + 1 &&
+      (int) d_image_list.extent(0) == nall - nlocal)
+    return true;
+  // owner of each ghost: atom->map(tag) returns the owned copy; counting sort by owner keeps
+  // every owner's images in ghost-index order (deterministic sums)
+  tagint *tag = atom->tag;
+  std::vector<int> count(nlocal + 1, 0), owner(nall - nlocal);
+  for (int g = nlocal; g < nall; ++g) {
+    const int o = atom->map(tag[g]);
+    if (o < 0 || o >= nlocal) error->one(FLERR, "pair nep/kk: ghost atom {} has no local owner", tag[g]);
+    owner[g - nlocal] = o;
+    ++count[o + 1];
+  }
+  for (int i = 0; i < nlocal; ++i) count[i + 1] += count[i];
+  d_image_offset = Kokkos::View<int *, DeviceType>("nep:image_offset", nlocal + 1);
+  d_image_list = Kokkos::View<int *, DeviceType>("nep:image_list", nall - nlocal);
+  auto h_off = Kokkos::create_mirror_view(d_image_offset);
+  auto h_img = Kokkos::create_mirror_view(d_image_list);
+  for (int i = 0; i <= nlocal; ++i) h_off(i) = count[i];
+  for (int g = nlocal; g < nall; ++g) h_img(count[owner[g - nlocal]]++) = g;
+  Kokkos::deep_copy(d_image_offset, h_off);
+  Kokkos::deep_copy(d_image_list, h_img);
+  images_built_at = neighbor->ncalls;
+  return true;
 }
 
 namespace LAMMPS_NS {

@@ -33,6 +33,12 @@ class PairNEPKokkos : public PairNEP {
   Kokkos::View<double *, DeviceType> d_eatom;
   Kokkos::View<double *[9], Kokkos::LayoutRight, DeviceType> d_w9;
   int neighflag = 0;
+
+  // newton_pair off on one MPI rank: each local atom's ghost images (CSR), rebuilt when LAMMPS
+  // re-neighbours, so ghost forces/virials are folded on the execution space in a fixed order
+  Kokkos::View<int *, DeviceType> d_image_offset, d_image_list;
+  bigint images_built_at = -1;
+  bool fold_on_device();    // false when it cannot (several ranks, no atom map)
 };
 
 }    // namespace LAMMPS_NS

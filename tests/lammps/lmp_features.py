@@ -162,6 +162,28 @@ print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
     return "read_restart + pair_coeff: %.1e" % d
 
 
+def check_restart_newton_off():
+    # read_restart keeps the file's newton_bond (on) while the input sets newton_pair off: ghost
+    # forces are folded by the pair style and must not be reverse-communicated a second time
+    ref = energy_and_force(deck_tail="write_restart nep2.restart\n")
+    deck = f"""newton off
+read_restart nep2.restart
+plugin load {ARGS.plugin}
+pair_style {ARGS.style}
+pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb
+run 0
+variable e equal pe
+variable f1 equal fx[1]
+variable f2 equal fy[7]
+variable f3 equal fz[33]
+print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
+"""
+    got = values(run_lmp(deck), "EF")
+    d = rel(got, ref)
+    assert d <= 1e-13, d
+    return "newton pair off, bond on (from restart): %.1e" % d
+
+
 def check_repeated_runs():
     deck = header() + """
 velocity all create 300 12345 loop geom
@@ -238,7 +260,8 @@ def check_errors():
     return "%d bad inputs give clear errors" % len(ERRORS)
 
 
-CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_repeated_runs,
+CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_restart_newton_off,
+          check_repeated_runs,
           check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors]
 
 
