@@ -110,15 +110,27 @@ displace_atoms one move {dx} {dy} {dz} units box
     return "max |F - F_fd| = %.1e eV/A" % worst
 
 
-def energy_and_force(deck_tail="", np=1, **kw):
-    deck = header(**kw) + """
-run 0
+# energy and three force components of atoms with fixed IDs, full precision
+PRINT_EF = """run 0
 variable e equal pe
 variable f1 equal fx[1]
 variable f2 equal fy[7]
 variable f3 equal fz[33]
 print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
-""" + deck_tail
+"""
+
+
+def restart_deck(restart, before=""):
+    return f"""{before}read_restart {restart}
+plugin load {ARGS.plugin}
+pair_style {ARGS.style}
+pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb
+thermo_modify format float %.17g
+""" + PRINT_EF
+
+
+def energy_and_force(deck_tail="", np=1, **kw):
+    deck = header(**kw) + "\n" + PRINT_EF + deck_tail
     return values(run_lmp(deck, np=np), "EF")
 
 
@@ -144,20 +156,7 @@ def check_newton():
 
 def check_restart():
     ref = energy_and_force(deck_tail="write_restart nep.restart\n")
-    deck = f"""read_restart nep.restart
-plugin load {ARGS.plugin}
-pair_style {ARGS.style}
-pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb
-thermo_modify format float %.17g
-run 0
-variable e equal pe
-variable f1 equal fx[1]
-variable f2 equal fy[7]
-variable f3 equal fz[33]
-print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
-"""
-    got = values(run_lmp(deck), "EF")
-    d = rel(got, ref)
+    d = rel(values(run_lmp(restart_deck("nep.restart")), "EF"), ref)
     assert d <= 1e-13, d
     return "read_restart + pair_coeff: %.1e" % d
 
@@ -166,20 +165,7 @@ def check_restart_newton_off():
     # read_restart keeps the file's newton_bond (on) while the input sets newton_pair off: ghost
     # forces are folded by the pair style and must not be reverse-communicated a second time
     ref = energy_and_force(deck_tail="write_restart nep2.restart\n")
-    deck = f"""newton off
-read_restart nep2.restart
-plugin load {ARGS.plugin}
-pair_style {ARGS.style}
-pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb
-run 0
-variable e equal pe
-variable f1 equal fx[1]
-variable f2 equal fy[7]
-variable f3 equal fz[33]
-print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
-"""
-    got = values(run_lmp(deck), "EF")
-    d = rel(got, ref)
+    d = rel(values(run_lmp(restart_deck("nep2.restart", before="newton off\n")), "EF"), ref)
     assert d <= 1e-13, d
     return "newton pair off, bond on (from restart): %.1e" % d
 
@@ -227,13 +213,7 @@ def check_nep_cpu_form():
     ref = energy_and_force()
     deck = header().replace(f"pair_style {ARGS.style}\npair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb",
                             f"pair_style {ARGS.style.split()[0]} {ARGS.data}/potentials/PbTe_NEP4.txt\npair_coeff * *")
-    deck += """run 0
-variable e equal pe
-variable f1 equal fx[1]
-variable f2 equal fy[7]
-variable f3 equal fz[33]
-print "EF $(v_e:%.17g) $(v_f1:%.17g) $(v_f2:%.17g) $(v_f3:%.17g)"
-"""
+    deck += PRINT_EF
     out = run_lmp(deck)
     assert "NEP_CPU-style" in out
     d = rel(values(out, "EF"), ref)
