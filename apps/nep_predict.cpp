@@ -1,4 +1,4 @@
-// nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] [--backend openmp|serial]
+// nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] [--backend openmp|serial|device]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,7 +12,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage: nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] "
-               "[--backend openmp|serial]\n");
+               "[--backend openmp|serial|device]\n");
   return 2;
 }
 }  // namespace
@@ -50,12 +50,12 @@ int main(int argc, char** argv) {
   if (npos != 3) return usage();
   try {
     const nep::Precision prec = nep::parse_precision(precision);
-    if (backend != "openmp" && backend != "serial") throw nep::Error("unknown backend '" + backend + "'");
+    const nep::Backend be = nep::parse_backend(backend);
     nep::KokkosSession kokkos(threads);
     const nep::Model model = nep::read_model(pos[0]);
     int frames = 0;
     {
-      nep::Calculator calc(model, prec, backend == "serial" ? nep::Backend::Serial : nep::Backend::OpenMP);
+      nep::Calculator calc(model, prec, be);
       frames = nep::predict_xyz(calc, model, pos[1], pos[2]);
     }
     std::printf("nep-predict: %d frame(s) written to %s\n", frames, pos[2].c_str());

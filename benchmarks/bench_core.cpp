@@ -1,6 +1,7 @@
 // Core throughput: atom-steps/s of one energy+force+virial evaluation including the neighbour
 // build (what nep-predict and an MD step without neighbour reuse pay), for ~4000-atom boxes.
-// usage: bench_core DATA_DIR [steps] [double|float] [model name]   (threads: OMP_NUM_THREADS or --kokkos-threads)
+// usage: bench_core DATA_DIR [steps] [double|float] [model name] [openmp|serial|device] [cells]
+// (threads: OMP_NUM_THREADS)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
   const std::string data = argv[1];
   const int steps = argc > 2 ? std::atoi(argv[2]) : 10;
   const std::string prec = argc > 3 ? argv[3] : "double";
-  const std::string only = argc > 4 ? argv[4] : "";
+  const std::string only = argc > 4 && std::string(argv[4]) != "all" ? argv[4] : "";
+  const nep::Backend backend = nep::parse_backend(argc > 5 ? argv[5] : "openmp");
+  const int cells = argc > 6 ? std::atoi(argv[6]) : 8;  // 8: 4096 atoms
   const char* env_threads = std::getenv("OMP_NUM_THREADS");
   nep::KokkosSession kokkos(env_threads ? std::atoi(env_threads) : 0);
   struct Case {
@@ -61,22 +64,23 @@ int main(int argc, char** argv) {
     const char* kind;
     double a;
     int n;
-  } cases[] = {{"PbTe_NEP4", "PbTe_NEP4.txt", "rocksalt", 6.46, 8},   // 4096 atoms
-               {"Si_5body", "Si_2022_NEP4_5body.txt", "diamond", 5.431, 8},  // 4096 atoms
-               {"C_2022_NEP4", "C_2022_NEP4.txt", "diamond", 3.567, 8}};      // 4096 atoms
-  std::printf("%-12s %6s %8s %7s %14s\n", "model", "atoms", "precision", "threads", "atom-steps/s");
+  } cases[] = {{"PbTe_NEP4", "PbTe_NEP4.txt", "rocksalt", 6.46, cells},
+               {"Si_5body", "Si_2022_NEP4_5body.txt", "diamond", 5.431, cells},
+               {"C_2022_NEP4", "C_2022_NEP4.txt", "diamond", 3.567, cells}};  // 8 * cells^3 atoms
+  std::printf("%-12s %8s %8s %7s %14s   backend %s\n", "model", "atoms", "precision", "threads", "atom-steps/s",
+              argc > 5 ? argv[5] : "openmp");
   for (const auto& c : cases) {
     if (!only.empty() && only != c.name) continue;
     const nep::Model m = nep::read_model(data + "/potentials/" + c.model);
     const nep::Structure s = crystal(c.kind, c.a, c.n, 1);
-    nep::Calculator calc(m, nep::parse_precision(prec), nep::Backend::OpenMP);
+    nep::Calculator calc(m, nep::parse_precision(prec), backend);
     calc.compute(s, false);  // warm-up
     const auto t0 = std::chrono::steady_clock::now();
     double e = 0;
     for (int k = 0; k < steps; ++k) e += calc.compute(s, false).energy;
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-12s %6zu %8s %7d %14.0f   (E/atom %.6f eV)\n", c.name, s.type.size(), prec.c_str(),
-                Kokkos::OpenMP::concurrency(), s.type.size() * steps / sec, e / steps / s.type.size());
+    std::printf("%-12s %8zu %8s %7d %14.0f   (E/atom %.6f eV)\n", c.name, s.type.size(), prec.c_str(),
+                backend == nep::Backend::Serial ? 1 : Kokkos::DefaultHostExecutionSpace::concurrency(), s.type.size() * steps / sec, e / steps / s.type.size());
   }
   return 0;
 }

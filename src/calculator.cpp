@@ -14,6 +14,13 @@ Precision parse_precision(const std::string& s) {
   throw Error("unknown precision '" + s + "' (expected double or float)");
 }
 
+Backend parse_backend(const std::string& s) {
+  if (s == "serial") return Backend::Serial;
+  if (s == "openmp") return Backend::OpenMP;
+  if (s == "device") return Backend::Device;
+  throw Error("unknown backend '" + s + "' (expected serial, openmp or device)");
+}
+
 namespace {
 
 struct Backend_ {
@@ -89,7 +96,15 @@ struct Calculator::Impl {
 
 Calculator::Calculator(const Model& model, Precision precision, Backend backend) : impl_(new Impl) {
   impl_->model = model;
-  if (backend == Backend::Serial) {
+  if (backend == Backend::Device) {
+#ifdef KOKKOS_ENABLE_CUDA
+    impl_->backend = make_for_device<Kokkos::Cuda>(model, precision);
+#elif defined(KOKKOS_ENABLE_OPENMP)
+    impl_->backend = make_for_device<Kokkos::OpenMP>(model, precision);
+#else
+    impl_->backend = make_for_device<Kokkos::Serial>(model, precision);
+#endif
+  } else if (backend == Backend::Serial) {
 #ifdef KOKKOS_ENABLE_SERIAL
     impl_->backend = make_for_device<Kokkos::Serial>(model, precision);
 #else

@@ -152,16 +152,16 @@ struct NepKernel {
       int ch = p.L3;
       if (p.q222) {
         const Real* a = sn + 3;
-        q[NR + ch * NA + n] = Real(kC4B[0]) * a[0] * a[0] * a[0] +
-                              Real(kC4B[1]) * a[0] * (a[1] * a[1] + a[2] * a[2]) +
-                              Real(kC4B[2]) * a[0] * (a[3] * a[3] + a[4] * a[4]) +
-                              Real(kC4B[3]) * a[3] * (a[2] * a[2] - a[1] * a[1]) +
-                              Real(kC4B[4]) * a[1] * a[2] * a[4];
+        q[NR + ch * NA + n] = Real(p.c4b[0]) * a[0] * a[0] * a[0] +
+                              Real(p.c4b[1]) * a[0] * (a[1] * a[1] + a[2] * a[2]) +
+                              Real(p.c4b[2]) * a[0] * (a[3] * a[3] + a[4] * a[4]) +
+                              Real(p.c4b[3]) * a[3] * (a[2] * a[2] - a[1] * a[1]) +
+                              Real(p.c4b[4]) * a[1] * a[2] * a[4];
         ++ch;
       }
       if (p.q1111) {
         const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        q[NR + ch * NA + n] = Real(kC5B[0]) * b0sq * b0sq + Real(kC5B[1]) * b0sq * b12 + Real(kC5B[2]) * b12 * b12;
+        q[NR + ch * NA + n] = Real(p.c5b[0]) * b0sq * b0sq + Real(p.c5b[1]) * b0sq * b12 + Real(p.c5b[2]) * b12 * b12;
       }
     }
 
@@ -215,19 +215,19 @@ struct NepKernel {
         const Real fp4 = dU[NR + ch * NA + n];
         const Real* a = sn + 3;
         Real* g = G + 3;
-        g[0] += fp4 * (Real(3 * kC4B[0]) * a[0] * a[0] + Real(kC4B[1]) * (a[1] * a[1] + a[2] * a[2]) +
-                       Real(kC4B[2]) * (a[3] * a[3] + a[4] * a[4]));
-        g[1] += fp4 * (Real(2 * kC4B[1]) * a[0] * a[1] - Real(2 * kC4B[3]) * a[3] * a[1] + Real(kC4B[4]) * a[2] * a[4]);
-        g[2] += fp4 * (Real(2 * kC4B[1]) * a[0] * a[2] + Real(2 * kC4B[3]) * a[3] * a[2] + Real(kC4B[4]) * a[1] * a[4]);
-        g[3] += fp4 * (Real(2 * kC4B[2]) * a[0] * a[3] + Real(kC4B[3]) * (a[2] * a[2] - a[1] * a[1]));
-        g[4] += fp4 * (Real(2 * kC4B[2]) * a[0] * a[4] + Real(kC4B[4]) * a[1] * a[2]);
+        g[0] += fp4 * (Real(3 * p.c4b[0]) * a[0] * a[0] + Real(p.c4b[1]) * (a[1] * a[1] + a[2] * a[2]) +
+                       Real(p.c4b[2]) * (a[3] * a[3] + a[4] * a[4]));
+        g[1] += fp4 * (Real(2 * p.c4b[1]) * a[0] * a[1] - Real(2 * p.c4b[3]) * a[3] * a[1] + Real(p.c4b[4]) * a[2] * a[4]);
+        g[2] += fp4 * (Real(2 * p.c4b[1]) * a[0] * a[2] + Real(2 * p.c4b[3]) * a[3] * a[2] + Real(p.c4b[4]) * a[1] * a[4]);
+        g[3] += fp4 * (Real(2 * p.c4b[2]) * a[0] * a[3] + Real(p.c4b[3]) * (a[2] * a[2] - a[1] * a[1]));
+        g[4] += fp4 * (Real(2 * p.c4b[2]) * a[0] * a[4] + Real(p.c4b[4]) * a[1] * a[2]);
         ++ch;
       }
       if (p.q1111) {
         const Real fp5 = dU[NR + ch * NA + n];
         const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        G[0] += fp5 * (Real(4 * kC5B[0]) * b0sq * sn[0] + Real(2 * kC5B[1]) * sn[0] * b12);
-        const Real c = Real(2 * kC5B[1]) * b0sq + Real(4 * kC5B[2]) * b12;
+        G[0] += fp5 * (Real(4 * p.c5b[0]) * b0sq * sn[0] + Real(2 * p.c5b[1]) * sn[0] * b12);
+        const Real c = Real(2 * p.c5b[1]) * b0sq + Real(4 * p.c5b[2]) * b12;
         G[1] += fp5 * c * sn[1];
         G[2] += fp5 * c * sn[2];
       }
@@ -362,6 +362,8 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   p_.zbl = m.zbl != ZblMode::None;
   p_.ann_stride = m.version == 3 ? 0 : (m.version == 5 ? (p_.D + 2) * p_.H + 1 : (p_.D + 2) * p_.H);
   p_.b1_index = m.ann_b1_offset();
+  for (int k = 0; k < 5; ++k) p_.c4b[k] = kC4B[k];  // in the parameter struct: visible in device code
+  for (int k = 0; k < 3; ++k) p_.c5b[k] = kC5B[k];
 
   auto upload = [](const std::vector<double>& src, const char* label) {
     Kokkos::View<Real*, DeviceType> d(std::string(label), src.size());

@@ -68,7 +68,6 @@ class LineReader {
     tokens = detail::split_whitespace(line);
     return true;
   }
-  int line() const { return line_; }
   Error error(const std::string& msg) const { return file_error(name_, line_, msg); }
   Error error_at_end(const std::string& msg) const {
     return file_error(name_, line_, "file ends early: " + msg);

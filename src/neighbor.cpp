@@ -8,7 +8,12 @@
 
 #include "nep/error.hpp"
 
+#ifdef _OPENMP
 #include <omp.h>
+#else
+inline int omp_get_num_threads() { return 1; }
+inline int omp_get_thread_num() { return 0; }
+#endif
 
 namespace nep {
 namespace {

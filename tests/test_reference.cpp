@@ -5,8 +5,21 @@
 #include <cmath>
 #include <sstream>
 
+#include <Kokkos_Core.hpp>
+
 #include "nep/predict.hpp"
 #include "test_support.hpp"
+
+// which backends this Kokkos build has
+#ifdef KOKKOS_ENABLE_SERIAL
+#define NEP_TEST_SERIAL
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+#define NEP_TEST_OPENMP
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+#define NEP_TEST_DEVICE
+#endif
 
 using nep_test::load_reference;
 using nep_test::max_rel_dev;
@@ -55,16 +68,25 @@ TEST_P(ReferenceTest, FloatWithinTolerance) {
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (const char* s : kFixtures) {
+#ifdef NEP_TEST_SERIAL
     v.push_back({s, nep::Backend::Serial});
+#endif
+#ifdef NEP_TEST_OPENMP
     v.push_back({s, nep::Backend::OpenMP});
+#endif
+#ifdef NEP_TEST_DEVICE
+    v.push_back({s, nep::Backend::Device});
+#endif
   }
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ReferenceTest, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return info.param.stem + (info.param.backend == nep::Backend::Serial ? "_Serial" : "_OpenMP");
-                         });
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  static const char* const names[] = {"_Serial", "_OpenMP", "_Device"};
+  return info.param.stem + names[static_cast<int>(info.param.backend)];
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReferenceTest, ::testing::ValuesIn(all_cases()), case_name);
 
 // Typewise ZBL (nep4_zbl, 'zbl 1.25 2.5 0.7'): five compressed CrCoNi frames labelled by NEP_CPU
 // (double) — energies, forces and total virials, ZBL contributing up to ~100 eV per frame.
@@ -73,7 +95,7 @@ TEST(ReferenceZbl, CrCoNiTypewiseZblMatchesNepCpuLabels) {
   const std::string file = nep_test::data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
   const auto frames = nep::read_xyz(file);
   ASSERT_EQ(frames.size(), 5u);
-  nep::Calculator calc(model, nep::Precision::Double, nep::Backend::OpenMP);
+  nep::Calculator calc(model, nep::Precision::Double, nep::Backend::Device);
   for (const auto& fr : frames) {
     const auto s = nep::structure_from_frame(fr, model, file);
     const auto p = calc.compute(s, false);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <sstream>
 
@@ -10,7 +11,12 @@
 
 namespace nep_test {
 
-std::string data_path(const std::string& rel) { return std::string(NEP_TEST_DATA_DIR) + "/" + rel; }
+// NEP_TEST_DATA_DIR in the environment overrides the source-tree path compiled in (for running a
+// build on another machine, e.g. the GPU device)
+std::string data_path(const std::string& rel) {
+  const char* env = std::getenv("NEP_TEST_DATA_DIR");
+  return std::string(env && *env ? env : NEP_TEST_DATA_DIR) + "/" + rel;
+}
 
 Reference load_reference(const std::string& stem) {
   Reference r;

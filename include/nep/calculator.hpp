@@ -12,7 +12,9 @@
 namespace nep {
 
 enum class Precision { Double, Float };
-enum class Backend { Serial, OpenMP };
+enum class Backend { Serial, OpenMP, Device };  // Device: Kokkos' default execution space (GPU in a CUDA build)
+
+Backend parse_backend(const std::string& s);  // "serial" | "openmp" | "device"
 
 Precision parse_precision(const std::string& s);  // "double" | "float"
 
@@ -34,7 +36,7 @@ class Calculator {
  public:
   // Requires Kokkos to be initialised (see KokkosSession) for as long as the Calculator lives.
   explicit Calculator(const Model& model, Precision precision = Precision::Double,
-                      Backend backend = Backend::OpenMP);
+                      Backend backend = Backend::Device);
   ~Calculator();
   Calculator(const Calculator&) = delete;
   Calculator& operator=(const Calculator&) = delete;

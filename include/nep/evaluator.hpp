@@ -52,6 +52,7 @@ class Evaluator {
     bool q222, q1111, zbl;
     int ann_stride;  // distance between consecutive types' network blocks (0 for NEP3)
     int b1_index;
+    double c4b[5], c5b[3];  // q_222 and q_1111 coefficients (angular_basis.hpp)
   };
 
  private:

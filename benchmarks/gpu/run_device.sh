@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One prepared GPU run (the device tool runs it in a copy of the repo; results go to $OUT).
+# Needs the CUDA build (tools/cuda_build.sh) staged by benchmarks/gpu/stage.sh into .device/.
+# Also runs on a CPU build as a dry run (bench with the OpenMP backend, small sizes):
+#   BIN=<dir with the 4 binaries> LIBDIR=<its Kokkos lib dir> BACKEND=openmp SIZES="4:2" benchmarks/gpu/run_device.sh
+#   1. correctness on the GPU: the NEP_CPU fixture comparisons and physics checks (Device backend)
+#   2. core speed (energy + forces + virial; host neighbour build included, kernels timed apart
+#      with NEP_TIMING) for PbTe NEP4, Si 5-body and C at ~10k, ~100k and ~1M atoms
+set -uo pipefail
+OUT=${OUT:-/tmp/nep-gpu-out}
+mkdir -p "$OUT"
+BIN=${BIN:-.device/bin}
+export LD_LIBRARY_PATH="${LIBDIR:-$PWD/.device/lib}:${LD_LIBRARY_PATH:-}"
+export NEP_TEST_DATA_DIR="$PWD/tests/data"
+{ nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; date; } > "$OUT/machine.txt"
+{
+  echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | tail -n 25
+  echo "== test_physics"; timeout 200 "$BIN/test_physics" 2>&1 | tail -n 25
+} > "$OUT/tests.log" 2>&1
+backend=${BACKEND:-device}
+{
+  for prec in double float; do
+    # "cells-per-edge:timed-steps": 11 -> 10648, 23 -> 97336, 50 -> 1000000 atoms (PbTe; same counts for Si, C)
+    for sz in ${SIZES:-11:10 23:5 50:2}; do
+      set -- ${sz/:/ }
+      for model in PbTe_NEP4 Si_5body C_2022_NEP4; do
+        echo "== $model $prec cells=$1"
+        NEP_TIMING=1 timeout 150 "$BIN/bench_core" tests/data "$2" "$prec" "$model" "$backend" "$1" 2>&1
+      done
+    done
+  done
+} > "$OUT/bench.txt" 2>&1
+grep -E "PASSED|FAILED|tests ran" "$OUT/tests.log"
+grep -E "^(PbTe|Si_|C_20)" "$OUT/bench.txt"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build Kokkos 3.4.01 with CUDA (+ Serial, shared) for nvcc 13 into the dependency cache:
+#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+# (the sm_XX is also put in CMAKE_CXX_FLAGS: 3.4's nvcc_wrapper otherwise tries sm_35, which
+# nvcc 13 rejects). Kokkos 3.4 predates CUDA 13 and Hopper: cmake/kokkos-3.4.01-cuda13.patch fixes the
+# cudaMemPrefetchAsync signature and lets us switch off its half_t support (which no longer
+# compiles); AMPERE80 code carries sm_80 SASS + compute_80 PTX, which Hopper (H100/H200) runs by
+# JIT. Needs tools/deps.sh to have fetched the Kokkos source. No GPU is needed to build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+ARCH=${NEP_CUDA_ARCH:-AMPERE80}
+case $ARCH in
+  AMPERE80) SM=80;; AMPERE86) SM=86;; VOLTA70) SM=70;; TURING75) SM=75;;
+  *) echo "deps_cuda.sh: Kokkos 3.4 knows no architecture '$ARCH' (use AMPERE80 for Hopper)" >&2; exit 2;;
+esac
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$CUDA_HOME/bin:$PATH"
+prefix=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$ARCH
+[ -f "$prefix/.stamp" ] && exit 0
+"$here/deps.sh" --no-lammps
+src=$LAMMPS_NEP_CACHE/src/kokkos-3.4.01-cuda13
+if [ ! -f "$src/.patched" ]; then
+  rm -rf "$src" && cp -r "$LAMMPS_NEP_CACHE/src/kokkos-3.4.01" "$src"
+  (cd "$src" && patch -p1 -s < "$NEP_REPO/cmake/kokkos-3.4.01-cuda13.patch")
+  touch "$src/.patched"
+fi
+build=$LAMMPS_NEP_CACHE/build-kokkos-cuda-$ARCH
+rm -rf "$build"
+echo "[deps_cuda] building Kokkos 3.4.01 CUDA ($ARCH) -> $prefix" >&2
+NVCC_WRAPPER_DEFAULT_COMPILER=g++ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+  -DCMAKE_CXX_COMPILER="$src/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
+  -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON \
+  -DKokkos_ARCH_$ARCH=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
+NVCC_WRAPPER_DEFAULT_COMPILER=g++ cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" >/dev/null
+cmake --install "$build" >/dev/null
+rm -rf "$build"
+touch "$prefix/.stamp"
