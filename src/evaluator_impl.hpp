@@ -45,8 +45,8 @@ struct NepKernel {
   typename Ev::t_neighbors neighbors;
   typename Ev::t_eatom eatom;
   Kokkos::View<const Real*, DeviceType> ann, q_scaler;
-  Kokkos::View<const Real**, DeviceType> ann_w0t;
-  Kokkos::View<const Real**, DeviceType> c_radial, c_angular;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, DeviceType> ann_w0t;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, DeviceType> c_radial, c_angular;
   Kokkos::View<const Real* [4], DeviceType> cut;
   Kokkos::View<const Real* [12], DeviceType> zbl;
   Kokkos::View<const Real*, DeviceType> poly, c3b;
@@ -200,10 +200,9 @@ struct NepKernel {
 
     for (int n = 0; n < NR; ++n) fp_radial(ii, n) = dU[n];
     // dU/ds for every moment entry: chain rule through the invariants above
-    Real* Gi = &g_angular(ii, 0);
     for (int n = 0; n < NA; ++n) {
       const Real* sn = s + n * S;
-      Real* G = Gi + n * S;
+      Real G[kNumAngularEntries];
       for (int L = 1; L <= p.L3; ++L) {
         const int base = L * L - 1;
         const Real fpL = dU[NR + (L - 1) * NA + n];
@@ -231,6 +230,7 @@ struct NepKernel {
         G[1] += fp5 * c * sn[1];
         G[2] += fp5 * c * sn[2];
       }
+      for (int e = 0; e < S; ++e) g_angular(ii, n * S + e) = G[e];
     }
 
     const double ei = double(U) + e_zbl;
@@ -260,7 +260,6 @@ struct NepKernel {
         cF[t * KR + k] = acc;
       }
     }
-    const Real* Gi = &g_angular(ii, 0);
 
     const int nn = num_neighbors(i);
     for (int jj = 0; jj < nn; ++jj) {
@@ -292,10 +291,10 @@ struct NepKernel {
         for (int e = 0; e < S; ++e) Hn[e] = Hp[e] = Real(0);
         for (int n = 0; n < NA; ++n) {
           const Real g = gn[n], gp = gnp[n];
-          const Real* G = Gi + n * S;
           for (int e = 0; e < S; ++e) {
-            Hn[e] += G[e] * g;
-            Hp[e] += G[e] * gp;
+            const Real G = g_angular(ii, n * S + e);
+            Hn[e] += G * g;
+            Hp[e] += G * gp;
           }
         }
         // d/dr_ij [g(d) Y(u)] = g' Y u + g (grad_u Y - (u . grad_u Y) u) / d
@@ -375,7 +374,7 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   d_ann_ = upload(m.ann, "nep:ann");
   d_q_scaler_ = upload(m.q_scaler, "nep:q_scaler");
   {  // first-layer weights transposed per type, [t][d*H + h], for the vectorisable forward pass
-    d_ann_w0t_ = Kokkos::View<Real**, DeviceType>("nep:w0t", T, p_.D * p_.H);
+    d_ann_w0t_ = decltype(d_ann_w0t_)("nep:w0t", T, p_.D * p_.H);
     auto h = Kokkos::create_mirror_view(d_ann_w0t_);
     for (int t = 0; t < T; ++t)
       for (int hh = 0; hh < p_.H; ++hh)
@@ -385,7 +384,7 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
 
   // descriptor coefficients repacked type-pair-major: [t_i*T + t_j][k*N + n]
   auto repack = [&](int N, int K, int base, const char* label) {
-    Kokkos::View<Real**, DeviceType> d(std::string(label), T * T, N * K);
+    Kokkos::View<Real**, Kokkos::LayoutRight, DeviceType> d(std::string(label), T * T, N * K);
     auto h = Kokkos::create_mirror_view(d);
     for (int n = 0; n < N; ++n)
       for (int k = 0; k < K; ++k)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Build Kokkos 3.4.01 with CUDA (+ Serial, shared) for nvcc 13 into the dependency cache:
 #   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
-# (the sm_XX is also put in CMAKE_CXX_FLAGS: 3.4's nvcc_wrapper otherwise tries sm_35, which
-# nvcc 13 rejects). Kokkos 3.4 predates CUDA 13 and Hopper: cmake/kokkos-3.4.01-cuda13.patch fixes the
-# cudaMemPrefetchAsync signature and lets us switch off its half_t support (which no longer
-# compiles); AMPERE80 code carries sm_80 SASS + compute_80 PTX, which Hopper (H100/H200) runs by
-# JIT. Needs tools/deps.sh to have fetched the Kokkos source. No GPU is needed to build.
+# Kokkos 3.4 predates CUDA 13 and Hopper; cmake/kokkos-3.4.01-cuda13.patch (applied to a copy of
+# the source) fixes the cudaMemPrefetchAsync signature, switches off half_t (which no longer
+# compiles), and lets kernels built for an older architecture start on a newer GPU: AMPERE80
+# code carries sm_80 SASS + compute_80 PTX, which Hopper (H100/H200) runs by JIT. The sm_XX also
+# goes into CMAKE_CXX_FLAGS because 3.4's nvcc_wrapper otherwise tries sm_35, which nvcc 13
+# rejects. Needs tools/deps.sh to have fetched the Kokkos source. No GPU is needed to build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"

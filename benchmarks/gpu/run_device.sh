@@ -14,8 +14,8 @@ export LD_LIBRARY_PATH="${LIBDIR:-$PWD/.device/lib}:${LD_LIBRARY_PATH:-}"
 export NEP_TEST_DATA_DIR="$PWD/tests/data"
 { nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; date; } > "$OUT/machine.txt"
 {
-  echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | tail -n 25
-  echo "== test_physics"; timeout 200 "$BIN/test_physics" 2>&1 | tail -n 25
+  echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
+  echo "== test_physics"; timeout 200 "$BIN/test_physics" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
 } > "$OUT/tests.log" 2>&1
 backend=${BACKEND:-device}
 {

@@ -60,8 +60,9 @@ class Evaluator {
   double cutoff_ = 0.0;
   int num_types_ = 0;
   Kokkos::View<Real*, DeviceType> d_ann_, d_q_scaler_;
-  Kokkos::View<Real**, DeviceType> d_ann_w0t_;                 // [type][d*H + h]
-  Kokkos::View<Real**, DeviceType> d_c_radial_, d_c_angular_;  // [type pair][k*N + n]
+  // parameter tables are read through row pointers: row-major on every device
+  Kokkos::View<Real**, Kokkos::LayoutRight, DeviceType> d_ann_w0t_;                 // [type][d*H + h]
+  Kokkos::View<Real**, Kokkos::LayoutRight, DeviceType> d_c_radial_, d_c_angular_;  // [type pair][k*N + n]
   Kokkos::View<Real* [4], DeviceType> d_cut_;                  // [pair]: rc_R, 1/rc_R, rc_A, 1/rc_A
   Kokkos::View<Real* [12], DeviceType> d_zbl_;                 // [pair]: rin rout a1..a8 zizj*k a_inv
   Kokkos::View<Real[kMaxAngularPolys], DeviceType> d_poly_;    // packed P_Lm coefficients
