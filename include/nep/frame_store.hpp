@@ -1,0 +1,41 @@
+// HDF5 frame store: labelled structures of any size in one appendable file (layout in
+// docs/frame_store.md). Written in HDF5's single-writer/multiple-reader (SWMR) mode and flushed
+// after every frame, so a reader can open it while frames are appended and a killed writer
+// leaves every flushed frame readable; reopening appends after the last complete frame.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nep/training_frame.hpp"
+
+namespace nep {
+
+class FrameStore {
+ public:
+  static constexpr int kLayoutVersion = 1;
+
+  // create (truncating) or open an existing store for appending; errors name the path
+  static FrameStore create(const std::string& path);
+  static FrameStore open_append(const std::string& path);
+  FrameStore(FrameStore&& o) noexcept;
+  FrameStore& operator=(FrameStore&&) = delete;
+  FrameStore(const FrameStore&) = delete;
+  ~FrameStore();
+
+  void append(const TrainingFrame& frame);  // durable when it returns (flushed)
+  int64_t size() const { return frames_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  FrameStore(const std::string& path, long file);
+  void init_counts();
+  std::string path_;
+  long file_ = -1;  // hid_t
+  int64_t frames_ = 0, atoms_ = 0;
+};
+
+// Every complete frame of a store (safe on a store being appended or left by a killed writer).
+std::vector<TrainingFrame> read_frame_store(const std::string& path);
+
+}  // namespace nep

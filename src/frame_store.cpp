@@ -1,0 +1,277 @@
+// HDF5 C API implementation of the frame store.
+#include "nep/frame_store.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "nep/elements.hpp"
+#include "nep/error.hpp"
+
+namespace nep {
+namespace {
+
+constexpr const char* kFormat = "lammps-nep frames";
+
+// Per-frame datasets ("natoms" is written last: the number of complete frames is its length)
+struct Column {
+  const char* name;
+  hid_t type;
+  int width;
+};
+const Column kFrameColumns[] = {{"frames/atom_offset", H5T_NATIVE_INT64, 1}, {"frames/cell", H5T_NATIVE_DOUBLE, 9},
+                                {"frames/pbc", H5T_NATIVE_UINT8, 3},          {"frames/energy", H5T_NATIVE_DOUBLE, 1},
+                                {"frames/virial", H5T_NATIVE_DOUBLE, 9},      {"frames/flags", H5T_NATIVE_UINT8, 1},
+                                {"frames/weight", H5T_NATIVE_DOUBLE, 1},      {"frames/natoms", H5T_NATIVE_INT64, 1}};
+const Column kAtomColumns[] = {{"atoms/z", H5T_NATIVE_INT32, 1},
+                               {"atoms/position", H5T_NATIVE_DOUBLE, 3},
+                               {"atoms/force", H5T_NATIVE_DOUBLE, 3}};
+enum Flags : uint8_t { kHasEnergy = 1, kHasForces = 2, kHasVirial = 4 };
+
+struct Silence {  // HDF5 prints its error stack by default; we report our own messages
+  Silence() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+};
+const Silence silence;
+
+void check(herr_t status, const std::string& path, const std::string& what) {
+  if (status < 0) throw Error(path + ": HDF5 error while " + what);
+}
+
+hid_t fapl_latest(bool clear_crash_flags) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);  // needed for SWMR
+  if (clear_crash_flags) {
+    // what h5clear does: accept a file whose SWMR writer died without closing it
+    hbool_t clear = 1;
+    H5Pset(fapl, "clear_status_flags", &clear);
+  }
+  return fapl;
+}
+
+hsize_t extent(hid_t file, const char* name) {
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  if (d < 0) return 0;
+  H5Drefresh(d);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(sp, dims, nullptr);
+  H5Sclose(sp);
+  H5Dclose(d);
+  return dims[0];
+}
+
+// write rows [row, row+n) of a (growing) dataset, extending it if needed
+void write_rows(hid_t file, const Column& c, hsize_t row, hsize_t n, const void* data, const std::string& path) {
+  hid_t d = H5Dopen2(file, c.name, H5P_DEFAULT);
+  if (d < 0) throw Error(path + ": dataset " + c.name + " missing (not a lammps-nep frame store?)");
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, hsize_t(c.width)};
+  H5Sget_simple_extent_dims(sp, dims, nullptr);
+  H5Sclose(sp);
+  if (dims[0] < row + n) {
+    hsize_t nd[2] = {row + n, hsize_t(c.width)};
+    check(H5Dset_extent(d, nd), path, std::string("extending ") + c.name);
+  }
+  sp = H5Dget_space(d);
+  hsize_t start[2] = {row, 0}, count[2] = {n, hsize_t(c.width)};
+  H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  hid_t mem = H5Screate_simple(2, count, nullptr);
+  const herr_t st = n ? H5Dwrite(d, c.type, mem, sp, H5P_DEFAULT, data) : 0;
+  H5Sclose(mem);
+  H5Sclose(sp);
+  H5Dclose(d);
+  check(st, path, std::string("writing ") + c.name);
+}
+
+void read_rows(hid_t file, const Column& c, hsize_t row, hsize_t n, void* data, const std::string& path) {
+  if (n == 0) return;
+  hid_t d = H5Dopen2(file, c.name, H5P_DEFAULT);
+  if (d < 0) throw Error(path + ": dataset " + c.name + " missing (not a lammps-nep frame store?)");
+  H5Drefresh(d);
+  hid_t sp = H5Dget_space(d);
+  hsize_t start[2] = {row, 0}, count[2] = {n, hsize_t(c.width)};
+  const herr_t sel = H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  hid_t mem = H5Screate_simple(2, count, nullptr);
+  const herr_t st = sel < 0 ? sel : H5Dread(d, c.type, mem, sp, H5P_DEFAULT, data);
+  H5Sclose(mem);
+  H5Sclose(sp);
+  H5Dclose(d);
+  check(st, path, std::string("reading ") + c.name);
+}
+
+void check_layout(hid_t file, const std::string& path) {
+  if (H5Aexists(file, "version") <= 0) throw Error(path + ": not a lammps-nep frame store (no 'version' attribute)");
+  hid_t a = H5Aopen(file, "version", H5P_DEFAULT);
+  int version = -1;
+  H5Aread(a, H5T_NATIVE_INT, &version);
+  H5Aclose(a);
+  if (version != FrameStore::kLayoutVersion)
+    throw Error(path + ": frame store layout version " + std::to_string(version) + " is not supported (this build reads " +
+                std::to_string(FrameStore::kLayoutVersion) + ")");
+}
+
+}  // namespace
+
+FrameStore::FrameStore(const std::string& path, long file) : path_(path), file_(file) {}
+
+FrameStore::FrameStore(FrameStore&& o) noexcept : path_(o.path_), file_(o.file_), frames_(o.frames_), atoms_(o.atoms_) {
+  o.file_ = -1;
+}
+
+FrameStore::~FrameStore() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+FrameStore FrameStore::create(const std::string& path) {
+  hid_t fapl = fapl_latest(false);
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (file < 0) throw Error(path + ": cannot create the frame store (directory missing or not writable?)");
+  FrameStore s(path, file);
+  {
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, std::char_traits<char>::length(kFormat));
+    hid_t a = H5Acreate2(file, "format", str, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, str, kFormat);
+    H5Aclose(a);
+    H5Tclose(str);
+    int version = kLayoutVersion;
+    a = H5Acreate2(file, "version", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_INT, &version);
+    H5Aclose(a);
+    H5Sclose(sp);
+  }
+  H5Gclose(H5Gcreate2(file, "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  H5Gclose(H5Gcreate2(file, "atoms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  auto make = [&](const Column& c, hsize_t chunk_rows) {
+    hsize_t dims[2] = {0, hsize_t(c.width)}, maxd[2] = {H5S_UNLIMITED, hsize_t(c.width)},
+            chunk[2] = {chunk_rows, hsize_t(c.width)};
+    hid_t sp = H5Screate_simple(2, dims, maxd);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    hid_t d = H5Dcreate2(file, c.name, c.type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    if (d < 0) throw Error(path + ": cannot create dataset " + c.name);
+    H5Dclose(d);
+  };
+  for (const auto& c : kFrameColumns) make(c, 256);
+  for (const auto& c : kAtomColumns) make(c, 8192);
+  // everything exists: switch to SWMR writing (appends only from here on)
+  check(H5Fstart_swmr_write(file), path, "starting SWMR write mode");
+  return s;
+}
+
+FrameStore FrameStore::open_append(const std::string& path) {
+  hid_t fapl = fapl_latest(true);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
+  H5Pclose(fapl);
+  if (file < 0) throw Error(path + ": cannot open the frame store for appending (missing, not HDF5, or in use)");
+  FrameStore s(path, file);
+  check_layout(file, path);
+  s.init_counts();
+  return s;
+}
+
+void FrameStore::init_counts() {
+  // complete frames = length of frames/natoms (written last); rows past a crashed append are
+  // overwritten by the next append
+  frames_ = static_cast<int64_t>(extent(file_, "frames/natoms"));
+  atoms_ = 0;
+  if (frames_ > 0) {
+    int64_t off = 0, n = 0;
+    read_rows(file_, kFrameColumns[0], frames_ - 1, 1, &off, path_);
+    read_rows(file_, kFrameColumns[7], frames_ - 1, 1, &n, path_);
+    atoms_ = off + n;
+  }
+}
+
+void FrameStore::append(const TrainingFrame& f) {
+  const int n = f.natoms();
+  if (f.pos.size() != 3 * size_t(n) || (f.has_forces && f.forces.size() != 3 * size_t(n)))
+    throw Error(path_ + ": frame has inconsistent array sizes");
+  std::vector<int32_t> z(n);
+  for (int i = 0; i < n; ++i) {
+    z[i] = atomic_number(f.species[i]);
+    if (z[i] == 0) throw Error(path_ + ": unknown element '" + f.species[i] + "' in frame");
+  }
+  std::vector<double> force = f.has_forces ? f.forces : std::vector<double>(3 * size_t(n), 0.0);
+  write_rows(file_, kAtomColumns[0], atoms_, n, z.data(), path_);
+  write_rows(file_, kAtomColumns[1], atoms_, n, f.pos.data(), path_);
+  write_rows(file_, kAtomColumns[2], atoms_, n, force.data(), path_);
+  const int64_t offset = atoms_, natoms = n;
+  const uint8_t pbc[3] = {uint8_t(f.pbc[0]), uint8_t(f.pbc[1]), uint8_t(f.pbc[2])};
+  const uint8_t flags = (f.has_energy ? kHasEnergy : 0) | (f.has_forces ? kHasForces : 0) | (f.has_virial ? kHasVirial : 0);
+  const hsize_t r = frames_;
+  write_rows(file_, kFrameColumns[0], r, 1, &offset, path_);
+  write_rows(file_, kFrameColumns[1], r, 1, f.cell, path_);
+  write_rows(file_, kFrameColumns[2], r, 1, pbc, path_);
+  write_rows(file_, kFrameColumns[3], r, 1, &f.energy, path_);
+  write_rows(file_, kFrameColumns[4], r, 1, f.virial, path_);
+  write_rows(file_, kFrameColumns[5], r, 1, &flags, path_);
+  write_rows(file_, kFrameColumns[6], r, 1, &f.weight, path_);
+  check(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing atoms and frame data");
+  write_rows(file_, kFrameColumns[7], r, 1, &natoms, path_);  // commits the frame
+  check(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing the frame count");
+  ++frames_;
+  atoms_ += n;
+}
+
+std::vector<TrainingFrame> read_frame_store(const std::string& path) {
+  hid_t fapl = fapl_latest(false);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+  H5Pclose(fapl);
+  if (file < 0) throw Error(path + ": cannot open the frame store (missing, not HDF5, or truncated)");
+  std::vector<TrainingFrame> out;
+  try {
+    check_layout(file, path);
+    const hsize_t F = extent(file, "frames/natoms");
+    hsize_t rows = F;  // frames whose every column has been written
+    for (const auto& c : kFrameColumns) rows = std::min(rows, extent(file, c.name));
+    std::vector<int64_t> offset(rows), natoms(rows);
+    std::vector<double> cell(9 * rows), energy(rows), virial(9 * rows), weight(rows);
+    std::vector<uint8_t> pbc(3 * rows), flags(rows);
+    read_rows(file, kFrameColumns[0], 0, rows, offset.data(), path);
+    read_rows(file, kFrameColumns[1], 0, rows, cell.data(), path);
+    read_rows(file, kFrameColumns[2], 0, rows, pbc.data(), path);
+    read_rows(file, kFrameColumns[3], 0, rows, energy.data(), path);
+    read_rows(file, kFrameColumns[4], 0, rows, virial.data(), path);
+    read_rows(file, kFrameColumns[5], 0, rows, flags.data(), path);
+    read_rows(file, kFrameColumns[6], 0, rows, weight.data(), path);
+    read_rows(file, kFrameColumns[7], 0, rows, natoms.data(), path);
+    hsize_t natoms_avail = extent(file, "atoms/z");
+    for (const auto& c : kAtomColumns) natoms_avail = std::min(natoms_avail, extent(file, c.name));
+    for (hsize_t k = 0; k < rows; ++k) {
+      if (natoms[k] < 0 || offset[k] < 0 || hsize_t(offset[k] + natoms[k]) > natoms_avail)
+        throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
+      TrainingFrame f;
+      const int n = static_cast<int>(natoms[k]);
+      std::vector<int32_t> z(n);
+      f.pos.resize(3 * size_t(n));
+      std::vector<double> force(3 * size_t(n));
+      read_rows(file, kAtomColumns[0], offset[k], n, z.data(), path);
+      read_rows(file, kAtomColumns[1], offset[k], n, f.pos.data(), path);
+      read_rows(file, kAtomColumns[2], offset[k], n, force.data(), path);
+      for (int i = 0; i < n; ++i) f.species.emplace_back(element_symbol(z[i]));
+      std::copy(&cell[9 * k], &cell[9 * k] + 9, f.cell);
+      for (int d = 0; d < 3; ++d) f.pbc[d] = pbc[3 * k + d] != 0;
+      f.has_energy = flags[k] & kHasEnergy;
+      f.has_forces = flags[k] & kHasForces;
+      f.has_virial = flags[k] & kHasVirial;
+      f.energy = f.has_energy ? energy[k] : 0.0;
+      if (f.has_virial) std::copy(&virial[9 * k], &virial[9 * k] + 9, f.virial);
+      if (f.has_forces) f.forces = std::move(force);
+      f.weight = weight[k];
+      out.push_back(std::move(f));
+    }
+  } catch (...) {
+    H5Fclose(file);
+    throw;
+  }
+  H5Fclose(file);
+  return out;
+}
+
+}  // namespace nep
