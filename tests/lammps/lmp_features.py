@@ -170,6 +170,20 @@ def check_restart_newton_off():
     return "newton pair off, bond on (from restart): %.1e" % d
 
 
+def check_plugin_clear_and_reload():
+    # plugin clear unloads the styles (and, without -k on, the plugin's own Kokkos session);
+    # loading again must give the same energy, and exiting afterwards must be clean
+    first = header() + 'run 0\nvariable e1 equal pe\nprint "E1 $(v_e1:%.17g)"\nplugin clear\n'
+    again = (f"plugin load {ARGS.plugin}\npair_style {ARGS.style}\n"
+             f"pair_coeff * * {ARGS.data}/potentials/PbTe_NEP4.txt Te Pb\n"
+             'run 0\nvariable e2 equal pe\nprint "E2 $(v_e2:%.17g)"\n'
+             f"plugin unload pair {ARGS.style.split('/')[0]}\n")
+    out = run_lmp(first + again)
+    e1, e2 = values(out, "E1")[0], values(out, "E2")[0]
+    assert e1 == e2, (e1, e2)
+    return "plugin clear + load + unload: E identical"
+
+
 def check_repeated_runs():
     deck = header() + """
 velocity all create 300 12345 loop geom
@@ -241,7 +255,7 @@ def check_errors():
 
 
 CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_restart_newton_off,
-          check_repeated_runs,
+          check_repeated_runs, check_plugin_clear_and_reload,
           check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors]
 
 
