@@ -9,7 +9,8 @@ centroid/stress/atom) with the reference: max relative deviation <= tol (fixture
 
 usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args "..."]
                         [--np N] [--newton on|off] [--tol 1e-10] [--fixtures a,b] [--precision double]
-                        [--atom-style atomic/kk]
+                        [--atom-style atomic/kk] [--run-style verlet/kk]
+(NEP_KEEP_LOG=1 prints each LAMMPS log.)
 """
 import argparse
 import os
@@ -81,6 +82,7 @@ plugin load {args.plugin}
 pair_style {style}
 pair_coeff * * {model} {' '.join(els)}
 neighbor 1.0 bin
+{"run_style " + args.run_style if args.run_style else ""}
 compute pea all pe/atom
 compute sa all stress/atom NULL virial
 compute csa all centroid/stress/atom NULL virial
@@ -97,6 +99,7 @@ run 0
         cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)] + cmd
     env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(workdir, stem + ".log")).read())
     if res.returncode != 0:
         log = open(os.path.join(workdir, stem + ".log")).read() if os.path.exists(os.path.join(workdir, stem + ".log")) else ""
         raise RuntimeError("lmp failed (%d): %s\n%s\n%s" % (res.returncode, " ".join(cmd), res.stderr[-2000:], log[-2000:]))
@@ -139,6 +142,7 @@ def main():
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--newton", default="on")
     ap.add_argument("--atom-style", default="atomic")
+    ap.add_argument("--run-style", default="")
     ap.add_argument("--tol", type=float, default=1e-10)
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
     args = ap.parse_args()
