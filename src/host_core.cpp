@@ -131,7 +131,7 @@ struct HostCore::Impl {
 
 HostCore::HostCore(const Model& model, bool single_precision, HostCoreSpace space) : impl_(new Impl) {
   ensure_kokkos_initialized();
-  (void)space;  // this build's Kokkos has host execution spaces only: both choices run on the host
+  (void)space;  // both choices run on the host for now; a device path for non-Kokkos LAMMPS runs is issue #6
 #if defined(KOKKOS_ENABLE_OPENMP)
   impl_->core = make_core<Kokkos::OpenMP>(model, single_precision);
 #else

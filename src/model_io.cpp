@@ -247,11 +247,9 @@ Model parse_model(const std::string& text, const std::string& name) {
 }
 
 Model read_model(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open model file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_model(ss.str(), path);
+  std::ifstream probe(path);
+  if (!probe) throw Error(path + ": cannot open model file");
+  return parse_model(detail::read_text_file(path), path);
 }
 
 namespace {
@@ -289,11 +287,6 @@ std::string format_model(const Model& m) {
   return s;
 }
 
-void write_model(const Model& m, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
-  out << format_model(m);
-  if (!out) throw Error(path + ": write failed");
-}
+void write_model(const Model& m, const std::string& path) { detail::write_text_file_atomic(path, format_model(m)); }
 
 }  // namespace nep

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "nep/error.hpp"
+#include "text_util.hpp"
 
 namespace nep {
 
@@ -67,15 +68,7 @@ int predict_xyz(Calculator& calc, const Model& model, const std::string& in_path
       out += "\n";
     }
   }
-  // write to a temporary and rename, so a failure never leaves a half-written result
-  const std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    if (!o) throw Error(out_path + ": cannot open for writing");
-    o << out;
-    if (!o) throw Error(out_path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) throw Error(out_path + ": cannot rename " + tmp);
+  detail::write_text_file_atomic(out_path, out);  // never a half-written result
   return static_cast<int>(frames.size());
 }
 

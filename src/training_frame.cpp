@@ -103,11 +103,7 @@ std::vector<TrainingFrame> parse_training_xyz(const std::string& text, const std
 }
 
 std::vector<TrainingFrame> read_training_xyz(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_training_xyz(ss.str(), path);
+  return parse_training_xyz(detail::read_text_file(path), path);
 }
 
 std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
@@ -138,14 +134,7 @@ std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
 }
 
 void write_training_xyz(const std::string& path, const std::vector<TrainingFrame>& frames) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    if (!o) throw Error(path + ": cannot open for writing");
-    o << format_training_xyz(frames);
-    if (!o) throw Error(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": cannot rename " + tmp);
+  detail::write_text_file_atomic(path, format_training_xyz(frames));
 }
 
 }  // namespace nep

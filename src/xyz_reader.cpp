@@ -186,12 +186,6 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
   return frames;
 }
 
-std::vector<XyzFrame> read_xyz(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_xyz(ss.str(), path);
-}
+std::vector<XyzFrame> read_xyz(const std::string& path) { return parse_xyz(detail::read_text_file(path), path); }
 
 }  // namespace nep
