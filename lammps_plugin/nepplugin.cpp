@@ -7,7 +7,9 @@
 #include "atom_vec.h"
 #include "lammps.h"
 #include "pair_nep.h"
+#ifdef NEP_PLUGIN_KOKKOS
 #include "pair_nep_kokkos.h"
+#endif
 
 using namespace LAMMPS_NS;
 
@@ -20,11 +22,14 @@ static Pair *nep_creator(LAMMPS *lmp)
 // LAMMPS's device data; otherwise the core on its own (default) Kokkos execution space
 static Pair *nep_gpu_creator(LAMMPS *lmp)
 {
+#ifdef NEP_PLUGIN_KOKKOS
   if (lmp->kokkos && lmp->atom->avec && lmp->atom->avec->kokkosable)
     return new PairNEPKokkos<LMPDeviceType>(lmp);
+#endif
   return new PairNEP(lmp, true);
 }
 
+#ifdef NEP_PLUGIN_KOKKOS
 static Pair *nep_kk_creator(LAMMPS *lmp)
 {
   return new PairNEPKokkos<LMPDeviceType>(lmp);
@@ -38,6 +43,7 @@ static Pair *nep_kk_host_creator(LAMMPS *lmp)
   return new PairNEPKokkos<LMPDeviceType>(lmp);
 #endif
 }
+#endif
 
 extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
 {
@@ -58,6 +64,7 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_gpu_creator;
   (*register_plugin)(&plugin, lmp);
 
+#ifdef NEP_PLUGIN_KOKKOS
   // KOKKOS-package styles (-sf kk / suffix kk); need LAMMPS started with -k on
   plugin.name = "nep/kk";
   plugin.info = "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)";
@@ -72,4 +79,5 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.info = "NEP pair style nep/gpu under -sf kk (same as nep/kk)";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
   (*register_plugin)(&plugin, lmp);
+#endif
 }
