@@ -26,7 +26,7 @@ namespace {
 struct Backend_ {
   virtual ~Backend_() = default;
   virtual EnergyVirial run(const NeighborList& nl, bool want_vatom, std::vector<double>& eatom,
-                           std::vector<double>& f, std::vector<double>& vatom) = 0;
+                           std::vector<double>& f, std::vector<double>& vatom, std::vector<double>* q) = 0;
 };
 
 template <class DeviceType, class Real>
@@ -36,7 +36,7 @@ struct BackendImpl : Backend_ {
   explicit BackendImpl(const Model& m) : ev(m) {}
 
   EnergyVirial run(const NeighborList& nl, bool want_vatom, std::vector<double>& eatom,
-                   std::vector<double>& f, std::vector<double>& vatom) override {
+                   std::vector<double>& f, std::vector<double>& vatom, std::vector<double>* q) override {
     const int nall = nl.nall, nlocal = nl.nlocal, maxn = std::max(1, nl.max_neighbors);
     ScopedStage stage_all("calculator:upload+eval+fold");
     Kokkos::View<double* [3], Kokkos::LayoutRight, DeviceType> x("x", nall);
@@ -61,7 +61,15 @@ struct BackendImpl : Backend_ {
     typename Ev::t_f df("f", nall);
     typename Ev::t_eatom de("eatom", nlocal);
     typename Ev::t_vatom dv("vatom", want_vatom ? nall : 0);
+    typename Ev::t_descriptor dq;
+    if (q) dq = typename Ev::t_descriptor("q", nlocal, ev.dim());
+    ev.set_descriptor_output(dq);
     EnergyVirial r = ev.compute(nlocal, typename Ev::t_int(), x, type, numneigh, neigh, df, de, dv);
+    ev.set_descriptor_output(typename Ev::t_descriptor());
+    if (q) {
+      auto hq = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dq);
+      q->assign(hq.data(), hq.data() + hq.size());
+    }
     auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), df);
     auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), de);
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dv);
@@ -125,7 +133,7 @@ double Calculator::cutoff() const { return impl_->model.cutoff_max(); }
 
 const NeighborList& Calculator::last_neighbor_list() const { return impl_->nl; }
 
-Prediction Calculator::compute(const Structure& s, bool per_atom_virial) {
+Prediction Calculator::compute(const Structure& s, bool per_atom_virial, bool descriptors) {
   const int T = impl_->model.num_types();
   for (size_t i = 0; i < s.type.size(); ++i)
     if (s.type[i] < 0 || s.type[i] >= T)
@@ -135,7 +143,8 @@ Prediction Calculator::compute(const Structure& s, bool per_atom_virial) {
     impl_->nl = build_neighbor_list(s.x, s.type, s.cell, impl_->model.cutoff_max());
   }
   Prediction p;
-  EnergyVirial ev = impl_->backend->run(impl_->nl, per_atom_virial, p.eatom, p.force, p.vatom);
+  EnergyVirial ev =
+      impl_->backend->run(impl_->nl, per_atom_virial, p.eatom, p.force, p.vatom, descriptors ? &p.descriptor : nullptr);
   p.energy = ev.energy;
   for (int c = 0; c < 9; ++c) p.virial[c] = ev.virial[c];
   return p;

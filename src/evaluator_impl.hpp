@@ -53,7 +53,8 @@ struct NepKernel {
   Kokkos::View<Real**, DeviceType> fp_radial, g_angular;
   ScatterF f;
   ScatterV vatom;
-  bool want_eatom = false, want_vatom = false;
+  Kokkos::View<double**, Kokkos::LayoutRight, DeviceType> q_out;
+  bool want_eatom = false, want_vatom = false, want_q = false;
 
   // Geometry of the pair (i, neighbour jj): r_ij = x_j - x_i formed in double, distance and
   // which interaction ranges it is in. Returns false for pairs that contribute nothing.
@@ -164,6 +165,9 @@ struct NepKernel {
         q[NR + ch * NA + n] = Real(p.c5b[0]) * b0sq * b0sq + Real(p.c5b[1]) * b0sq * b12 + Real(p.c5b[2]) * b12 * b12;
       }
     }
+
+    if (want_q)
+      for (int d = 0; d < p.D; ++d) q_out(ii, d) = double(q[d]);
 
     // network: U = sum_h w1_h tanh(sum_d w0_hd q~_d - b0_h) - b1 [- bt]   (q~ = q * q_scaler)
     const int D = p.D, H = p.H;
@@ -477,6 +481,8 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   k.fp_radial = d_fp_radial_;
   k.g_angular = d_g_angular_;
   k.want_eatom = eatom.extent(0) > 0;
+  k.q_out = d_q_out_;
+  k.want_q = d_q_out_.extent(0) >= size_t(nlocal) && d_q_out_.extent(1) >= size_t(p_.D);
   k.want_vatom = vatom.extent(0) > 0;
   k.f = typename detail::NepKernel<DeviceType, Real>::ScatterF(f);
   k.vatom = typename detail::NepKernel<DeviceType, Real>::ScatterV(vatom);

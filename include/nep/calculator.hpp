@@ -30,6 +30,7 @@ struct Prediction {
   std::vector<double> eatom;  // N
   std::vector<double> force;  // 3N
   std::vector<double> vatom;  // 9N, same component order as virial (empty if not requested)
+  std::vector<double> descriptor;  // N x dim, raw (unscaled) q, only if requested
 };
 
 class Calculator {
@@ -41,7 +42,7 @@ class Calculator {
   Calculator(const Calculator&) = delete;
   Calculator& operator=(const Calculator&) = delete;
 
-  Prediction compute(const Structure& s, bool per_atom_virial = true);
+  Prediction compute(const Structure& s, bool per_atom_virial = true, bool descriptors = false);
   const NeighborList& last_neighbor_list() const;
   double cutoff() const;
 

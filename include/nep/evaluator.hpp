@@ -43,6 +43,12 @@ class Evaluator {
   EnergyVirial compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
                        t_f f, t_eatom eatom, t_vatom vatom);
 
+  // Optional output: the raw (unscaled) descriptor q of evaluated atom ii in row ii of `q`
+  // (inum x dim()); an empty view switches it off. Used for q_scaler and descriptor analysis.
+  using t_descriptor = Kokkos::View<double**, Kokkos::LayoutRight, DeviceType>;
+  void set_descriptor_output(t_descriptor q) { d_q_out_ = q; }
+  int dim() const { return p_.D; }
+
   double cutoff() const { return cutoff_; }
   int num_types() const { return num_types_; }
 
@@ -69,6 +75,7 @@ class Evaluator {
   Kokkos::View<Real[kNumAngularEntries], DeviceType> d_c3b_;
   Kokkos::View<Real**, DeviceType> d_fp_radial_;               // [atom][n]   dU/dq_n (radial)
   Kokkos::View<Real**, DeviceType> d_g_angular_;               // [atom][n*S + entry] dU/ds
+  t_descriptor d_q_out_;
 };
 
 }  // namespace nep
