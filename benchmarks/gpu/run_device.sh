@@ -16,6 +16,7 @@ export NEP_TEST_DATA_DIR="$PWD/tests/data"
 {
   echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
   echo "== test_physics"; timeout 200 "$BIN/test_physics" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
+  echo "== test_descriptor"; timeout 100 "$BIN/test_descriptor" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 100
 } > "$OUT/tests.log" 2>&1
 backend=${BACKEND:-device}
 {
