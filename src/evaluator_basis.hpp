@@ -32,6 +32,20 @@ KOKKOS_INLINE_FUNCTION void sincos_pi_half_range(Real u, Real& s, Real& c) {
   c = ac;
 }
 
+// sin(pi u) alone (the descriptor pass needs no derivative)
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real sin_pi_half_range(Real u) {
+  constexpr double ks[12] = {1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800,
+                             1.0 / 6227020800.0, -1.0 / 1307674368000.0, 1.0 / 355687428096000.0,
+                             -1.0 / 121645100408832000.0, 1.0 / 51090942171709440000.0,
+                             -1.0 / 25852016738884976640000.0};
+  const Real x = Real(3.14159265358979323846) * u;
+  const Real y = x * x;
+  Real as = Real(ks[11]);
+  for (int k = 10; k >= 0; --k) as = as * y + Real(ks[k]);
+  return as * x;
+}
+
 // Cosine cutoff fc(d) = (1 + cos(pi d / rc)) / 2 and its derivative (NEP Eq. 6), d < rc.
 // With u = d/rc - 1/2: cos(pi d/rc) = -sin(pi u), sin(pi d/rc) = cos(pi u).
 template <class Real>
@@ -47,8 +61,9 @@ KOKKOS_INLINE_FUNCTION void cutoff_fn(Real d, Real rcinv, Real& fc, Real& fcp) {
 // (NEP Eq. 5), and df_k/dd when fkp != nullptr (T_k' = k U_{k-1}).
 template <class Real>
 KOKKOS_INLINE_FUNCTION void radial_basis(int kmax, Real d, Real rcinv, Real* fk, Real* fkp) {
-  Real fc, fcp;
-  cutoff_fn(d, rcinv, fc, fcp);
+  Real fc, fcp = Real(0);
+  if (fkp) cutoff_fn(d, rcinv, fc, fcp);
+  else fc = Real(-0.5) * sin_pi_half_range(d * rcinv - Real(0.5)) + Real(0.5);
   const Real dr = d * rcinv - Real(1);
   const Real x = Real(2) * dr * dr - Real(1);
   const Real dxdd = Real(4) * dr * rcinv;
