@@ -33,27 +33,14 @@ void tally_totals(const nep::EnergyVirial &ev, double *eng_vdwl, double *virial)
 
 void store_peratom_virial(const double *w9, int n, double **vatom, double **cvatom)
 {
+  // LAMMPS order: vatom xx yy zz xy xz yz; cvatom adds yx zx zy (w9 is row-major r^a f^b)
+  static const int from[9] = {0, 4, 8, 1, 2, 5, 3, 6, 7};
   for (int i = 0; i < n; ++i) {
     const double *w = w9 + 9 * static_cast<long>(i);
-    if (vatom) {
-      vatom[i][0] += w[0];
-      vatom[i][1] += w[4];
-      vatom[i][2] += w[8];
-      vatom[i][3] += w[1];
-      vatom[i][4] += w[2];
-      vatom[i][5] += w[5];
-    }
-    if (cvatom) {
-      cvatom[i][0] += w[0];
-      cvatom[i][1] += w[4];
-      cvatom[i][2] += w[8];
-      cvatom[i][3] += w[1];
-      cvatom[i][4] += w[2];
-      cvatom[i][5] += w[5];
-      cvatom[i][6] += w[3];
-      cvatom[i][7] += w[6];
-      cvatom[i][8] += w[7];
-    }
+    if (vatom)
+      for (int k = 0; k < 6; ++k) vatom[i][k] += w[from[k]];
+    if (cvatom)
+      for (int k = 0; k < 9; ++k) cvatom[i][k] += w[from[k]];
   }
 }
 

@@ -8,10 +8,10 @@ Prints one line per check and 'N passed, M failed'.
 """
 import argparse
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
+
+import lmp_common
 
 ARGS = None
 WORK = None
@@ -22,12 +22,7 @@ def run_lmp(deck, np=1, lmp_args=None, expect_fail=False):
     with open(path, "w") as fh:
         fh.write(deck)
     log = path + ".log"
-    cmd = shlex.split(ARGS.lmp) + ["-in", path, "-log", log, "-screen", "none"]
-    cmd += shlex.split(ARGS.lmp_args if lmp_args is None else lmp_args)
-    if np > 1:
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=WORK)
+    res, _ = lmp_common.run_lmp(ARGS.lmp, path, log, ARGS.lmp_args if lmp_args is None else lmp_args, np, cwd=WORK)
     text = (open(log).read() if os.path.exists(log) else "") + res.stdout + res.stderr
     if (res.returncode != 0) != expect_fail:
         raise RuntimeError("lmp exit %d, expected %s:\n%s" % (res.returncode, "failure" if expect_fail else "success", text[-3000:]))
@@ -134,9 +129,7 @@ def energy_and_force(deck_tail="", np=1, **kw):
     return values(run_lmp(deck, np=np), "EF")
 
 
-def rel(a, b):
-    s = max(abs(v) for v in b)
-    return max(abs(x - y) / max(abs(y), s) for x, y in zip(a, b))
+rel = lmp_common.max_rel
 
 
 def check_mpi_ranks():
@@ -262,11 +255,7 @@ CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart,
 def main():
     global ARGS, WORK
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lmp", required=True)
-    ap.add_argument("--plugin", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--style", default="nep")
-    ap.add_argument("--lmp-args", default="")
+    lmp_common.add_common_args(ap)
     ap.add_argument("--only", default="")
     ARGS = ap.parse_args()
     passed = failed = 0

@@ -14,10 +14,10 @@ usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args
 """
 import argparse
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
+
+from lmp_common import add_common_args, max_rel, run_lmp
 
 NKTV2P = 1.6021765e6  # LAMMPS metal units: bar * A^3 / eV
 
@@ -48,11 +48,6 @@ def model_elements(model_path):
     with open(model_path) as fh:
         tok = fh.readline().split()
     return tok[2:2 + int(tok[1])]
-
-
-def max_rel(xs, refs):
-    scale = max(abs(r) for r in refs) or 1.0
-    return max(abs(x - r) / max(abs(r), scale) for x, r in zip(xs, refs))
 
 
 def run_fixture(args, stem, workdir):
@@ -93,12 +88,7 @@ dump d all custom 1 {dump} id fx fy fz c_pea c_sa[1] c_sa[2] c_sa[3] c_sa[4] c_s
 dump_modify d format float %.17g sort id
 run 0
 """)
-    cmd = shlex.split(args.lmp) + ["-in", deck, "-log", os.path.join(workdir, stem + ".log"), "-screen", "none"]
-    cmd += shlex.split(args.lmp_args)
-    if args.np > 1:
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    res, cmd = run_lmp(args.lmp, deck, os.path.join(workdir, stem + ".log"), args.lmp_args, args.np)
     if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(workdir, stem + ".log")).read())
     if res.returncode != 0:
         log = open(os.path.join(workdir, stem + ".log")).read() if os.path.exists(os.path.join(workdir, stem + ".log")) else ""
@@ -133,12 +123,8 @@ run 0
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lmp", required=True)
-    ap.add_argument("--plugin", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--style", default="nep")
+    add_common_args(ap)
     ap.add_argument("--precision", default="double")
-    ap.add_argument("--lmp-args", default="")
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--newton", default="on")
     ap.add_argument("--atom-style", default="atomic")
