@@ -112,7 +112,12 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
   const double* cA = m_.c.data() + n_cR_;
   double* gc_R = grad + n_ann_;
   double* gc_A = grad + n_ann_ + n_cR_;
-  std::vector<Dual> q(D), qs(D), Fp(D), s(static_cast<size_t>(NA) * S), G(static_cast<size_t>(NA) * S), z(H), g(H);
+  std::vector<Dual> q(D), Fp(D);
+  std::vector<double> qsv(D), qsd(D), Fpv(D), Fpd(D);
+  sc.sv.resize(static_cast<size_t>(NA) * S);
+  sc.sd.resize(static_cast<size_t>(NA) * S);
+  double* sv = sc.sv.data();
+  double* sd = sc.sd.data();
   double fk[kMaxBasis], fkp[kMaxBasis], Y[kNumAngularEntries], dY[3 * kNumAngularEntries], Yd[kNumAngularEntries];
   double e_sum = 0.0, phi_sum = 0.0;
   auto coef = [wE](Dual x) { return wE * x.v - x.d; };  // contribution of dX/dtheta to dL/dtheta
@@ -187,18 +192,21 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
       q[n] = acc;
     }
     for (int n = 0; n < NA; ++n) {
-      Dual* sn = &s[static_cast<size_t>(n) * S];
-      for (int e = 0; e < S; ++e) sn[e] = Dual();
+      double* snv = &sv[static_cast<size_t>(n) * S];
+      double* snd = &sd[static_cast<size_t>(n) * S];
+      for (int e = 0; e < S; ++e) snv[e] = snd[e] = 0.0;
       for (int k = 0; k < KA; ++k)
         for (int t = 0; t < T; ++t) {
           const double c = cA[(n * KA + k) * T * T + ti * T + t];
           const double* av = Av + (static_cast<size_t>(t) * KA + k) * S;
           const double* ad = Ad + (static_cast<size_t>(t) * KA + k) * S;
           for (int e = 0; e < S; ++e) {
-            sn[e].v += c * av[e];
-            sn[e].d += c * ad[e];
+            snv[e] += c * av[e];
+            snd[e] += c * ad[e];
           }
         }
+      Dual sn[kNumAngularEntries];
+      for (int e = 0; e < S; ++e) sn[e] = {snv[e], snd[e]};
       for (int L = 1; L <= L3_; ++L) {
         const int base = L * L - 1;
         Dual acc;
@@ -220,37 +228,39 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
     double* gw0 = grad + off;
     double* gb0 = gw0 + H * D;
     double* gw1 = gb0 + H;
-    for (int d = 0; d < D; ++d) qs[d] = qsc[d] * q[d];
+    for (int d = 0; d < D; ++d) {
+      qsv[d] = qsc[d] * q[d].v;
+      qsd[d] = qsc[d] * q[d].d;
+      Fpv[d] = Fpd[d] = 0.0;
+    }
     Dual U;
     for (int h = 0; h < H; ++h) {
-      Dual zh{-b0[h], 0.0};
       const double* w = w0 + h * D;
+      double zv = -b0[h], zd = 0.0;
+#pragma omp simd reduction(+ : zv, zd)
       for (int d = 0; d < D; ++d) {
-        zh.v += w[d] * qs[d].v;
-        zh.d += w[d] * qs[d].d;
+        zv += w[d] * qsv[d];
+        zd += w[d] * qsd[d];
       }
-      const double t = std::tanh(zh.v);
-      const Dual th{t, (1.0 - t * t) * zh.d};
+      const double t = std::tanh(zv);
+      const Dual th{t, (1.0 - t * t) * zd};
       U.v += w1[h] * th.v;
       U.d += w1[h] * th.d;
-      g[h] = {w1[h] * (1.0 - t * t), -2.0 * w1[h] * t * th.d};  // dU/dz_h
+      const Dual gh{w1[h] * (1.0 - t * t), -2.0 * w1[h] * t * th.d};  // dU/dz_h
       gw1[h] += coef(th);
-      gb0[h] -= coef(g[h]);
+      gb0[h] -= coef(gh);
+      // dL/dw0_hd = coef(g_h q~_d) = (wE g - g') q~ - g q~'
+      const double a = wE * gh.v - gh.d, b = -gh.v;
+      double* gw = gw0 + h * D;
+      for (int d = 0; d < D; ++d) {
+        gw[d] += a * qsv[d] + b * qsd[d];
+        Fpv[d] += gh.v * w[d];
+        Fpd[d] += gh.d * w[d];
+      }
     }
     e_sum += U.v - ann[m_.ann_b1_offset()];
     phi_sum += U.d;
-    for (int d = 0; d < D; ++d) Fp[d] = Dual();
-    for (int h = 0; h < H; ++h) {
-      const Dual gh = g[h];
-      const double* w = w0 + h * D;
-      double* gw = gw0 + h * D;
-      for (int d = 0; d < D; ++d) {
-        gw[d] += wE * gh.v * qs[d].v - (gh.v * qs[d].d + gh.d * qs[d].v);
-        Fp[d].v += gh.v * w[d];
-        Fp[d].d += gh.d * w[d];
-      }
-    }
-    for (int d = 0; d < D; ++d) Fp[d] = qsc[d] * Fp[d];  // dU/dq (raw descriptor)
+    for (int d = 0; d < D; ++d) Fp[d] = {qsc[d] * Fpv[d], qsc[d] * Fpd[d]};  // dU/dq (raw descriptor)
     // ---- radial c: dU/dc_nk(ti,t) = Fp_n B_tk
     for (int n = 0; n < NR; ++n)
       for (int k = 0; k < KR; ++k)
@@ -260,8 +270,8 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
         }
     // ---- angular: G_ne = dU/ds_ne through the invariants, then dU/dc_nk(ti,t) = sum_e G_ne A_tke
     for (int n = 0; n < NA; ++n) {
-      const Dual* sn = &s[static_cast<size_t>(n) * S];
-      Dual* Gn = &G[static_cast<size_t>(n) * S];
+      Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
+      for (int e = 0; e < S; ++e) sn[e] = {sv[static_cast<size_t>(n) * S + e], sd[static_cast<size_t>(n) * S + e]};
       for (int L = 1; L <= L3_; ++L) {
         const int base = L * L - 1;
         const Dual fpL = Fp[NR + (L - 1) * NA + n];
@@ -278,14 +288,20 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
         Gn[1] += fp5 * (c * sn[1]);
         Gn[2] += fp5 * (c * sn[2]);
       }
+      double Gv[kNumAngularEntries], Gd[kNumAngularEntries];
+      for (int e = 0; e < S; ++e) {
+        Gv[e] = Gn[e].v;
+        Gd[e] = Gn[e].d;
+      }
       for (int k = 0; k < KA; ++k)
         for (int t = 0; t < T; ++t) {
           const double* av = Av + (static_cast<size_t>(t) * KA + k) * S;
           const double* ad = Ad + (static_cast<size_t>(t) * KA + k) * S;
           double gv = 0.0, gd = 0.0;
+#pragma omp simd reduction(+ : gv, gd)
           for (int e = 0; e < S; ++e) {
-            gv += Gn[e].v * av[e];
-            gd += Gn[e].v * ad[e] + Gn[e].d * av[e];
+            gv += Gv[e] * av[e];
+            gd += Gv[e] * ad[e] + Gd[e] * av[e];
           }
           gc_A[(n * KA + k) * T * T + ti * T + t] += wE * gv - gd;
         }

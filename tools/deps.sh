@@ -21,7 +21,7 @@ log() { echo "[deps] $*" >&2; }
 mkdir -p "$CACHE/src"
 
 # ---- 1. Debian packages -------------------------------------------------------------------------
-PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev)
+PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev libtorch-dev python3)
 missing=()
 for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

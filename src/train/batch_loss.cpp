@@ -1,0 +1,188 @@
+#include "batch_loss.hpp"
+
+#include <omp.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+
+#include "nep/evaluator.hpp"
+#include "nep/timing.hpp"
+#include "nep/train_gradient.hpp"
+
+namespace nep {
+namespace train {
+
+void ErrorSums::add(const ErrorSums& o) {
+  se_e += o.se_e;
+  se_f += o.se_f;
+  se_v += o.se_v;
+  residual_e += o.residual_e;
+  n_e += o.n_e;
+  n_f += o.n_f;
+  n_v += o.n_v;
+}
+
+namespace {
+using Space = Kokkos::Serial;
+using Ev = Evaluator<Space, double>;
+constexpr int kBlock = 64;  // atoms per gradient task (fixed: results do not depend on threads)
+}  // namespace
+
+struct BatchLoss::Impl {
+  int threads = 1;
+  std::unique_ptr<Ev> ev;
+  const Model* ev_model = nullptr;
+  std::vector<double> ev_params;  // parameters ev was built with (rebuild when they change)
+  std::vector<double> fbuf;
+  std::vector<int> dummy_neigh{0};
+  std::vector<GradientKernel::Scratch> scratch;
+  std::vector<double> task_grad;
+
+  Ev& evaluator(const Model& m) {
+    std::vector<double> key(m.ann);
+    key.insert(key.end(), m.c.begin(), m.c.end());
+    key.insert(key.end(), m.q_scaler.begin(), m.q_scaler.end());
+    if (!ev || key != ev_params) {
+      ev = std::make_unique<Ev>(m);
+      ev_params.swap(key);
+    }
+    return *ev;
+  }
+
+  // Core forward on one frame: energy, virial, forces folded onto owners.
+  void forward(const Model& m, const NeighborList& nl, FramePrediction& out, double* q = nullptr) {
+    Ev& e = evaluator(m);
+    const int nall = nl.nall, nlocal = nl.nlocal;
+    const int maxn = nl.max_neighbors > 0 ? nl.max_neighbors : 1;
+    const int* neigh = nl.max_neighbors > 0 ? nl.neighbors.data() : dummy_neigh.data();
+    fbuf.assign(3 * static_cast<size_t>(nall), 0.0);
+    Ev::t_x x(nl.x.data(), nall);
+    Ev::t_int type(nl.type.data(), nall), numneigh(nl.num_neighbors.data(), nlocal);
+    Ev::t_neighbors nb(neigh, nlocal, maxn);
+    Ev::t_f f(fbuf.data(), nall);
+    if (q) e.set_descriptor_output(Ev::t_descriptor(q, nlocal, e.dim()));
+    const EnergyVirial r = e.compute(nlocal, Ev::t_int(), x, type, numneigh, nb, f, Ev::t_eatom(), Ev::t_vatom());
+    if (q) e.set_descriptor_output(Ev::t_descriptor());
+    out.energy = r.energy;
+    for (int c = 0; c < 9; ++c) out.virial[c] = r.virial[c];
+    out.force.assign(3 * static_cast<size_t>(nlocal), 0.0);
+    for (int i = 0; i < nall; ++i) {
+      const int o = nl.owner[i];
+      for (int d = 0; d < 3; ++d) out.force[3 * o + d] += fbuf[3 * i + d];
+    }
+  }
+};
+
+BatchLoss::BatchLoss(int threads) : impl_(new Impl) {
+  impl_->threads = threads > 0 ? threads : 1;
+  impl_->scratch.resize(impl_->threads);
+}
+BatchLoss::~BatchLoss() = default;
+
+namespace {
+// Squared errors of one frame; fills the loss derivatives wE, delta (3N), Delta (9) if asked.
+double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossWeights& w, double cE, double cF,
+                  double cV, ErrorSums& s, double* wE, double* delta, double* Delta) {
+  const int n = fr.natoms();
+  const double inv_n = 1.0 / n, wf = fr.weight;
+  double loss = 0.0;
+  const double re = (p.energy - fr.energy) * inv_n;
+  s.se_e += re * re;
+  s.residual_e += re;
+  s.n_e += 1;
+  loss += w.e * cE * wf * re * re;
+  if (wE) *wE = 2.0 * w.e * cE * wf * re * inv_n;
+  if (fr.has_forces) {
+    for (int k = 0; k < 3 * n; ++k) {
+      const double r = p.force[k] - fr.forces[k];
+      s.se_f += r * r;
+      loss += w.f * cF * wf * r * r;
+      if (delta) delta[k] = 2.0 * w.f * cF * wf * r;
+    }
+    s.n_f += 3 * n;
+  } else if (delta) {
+    for (int k = 0; k < 3 * n; ++k) delta[k] = 0.0;
+  }
+  if (Delta)
+    for (int c = 0; c < 9; ++c) Delta[c] = 0.0;
+  if (fr.has_virial) {
+    for (int c : kVirialComponents) {
+      const double r = (p.virial[c] - fr.virial[c]) * inv_n;
+      s.se_v += r * r;
+      loss += w.v * cV * wf * r * r;
+      if (Delta) Delta[c] = 2.0 * w.v * cV * wf * r * inv_n;
+    }
+    s.n_v += 6;
+  }
+  return loss;
+}
+}  // namespace
+
+BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
+                                const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
+                                double* grad) {
+  Impl& im = *impl_;
+  const int nb = static_cast<int>(frames.size());
+  // normalisations: per batch, over what the batch holds
+  long n_e = 0, n_f = 0, n_v = 0;
+  for (int f : frames) {
+    const auto& fr = data.frames[f];
+    n_e += 1;
+    if (fr.has_forces) n_f += 3 * fr.natoms();
+    if (fr.has_virial) n_v += 6;
+  }
+  const double cE = n_e ? 1.0 / n_e : 0.0, cF = n_f ? 1.0 / n_f : 0.0, cV = n_v ? 1.0 / n_v : 0.0;
+
+  BatchResult res;
+  std::vector<FramePrediction> pred(nb);
+  std::vector<double> wE(nb), Delta(9 * nb);
+  std::vector<std::vector<double>> delta(nb);
+  {
+    ScopedStage stage("train:forward");
+    for (int b = 0; b < nb; ++b) {
+      const auto& fr = data.frames[frames[b]];
+      im.forward(model, *lists[b], pred[b]);
+      delta[b].resize(3 * static_cast<size_t>(fr.natoms()));
+      res.loss += frame_loss(fr, pred[b], w, cE, cF, cV, res.errors, &wE[b], delta[b].data(), &Delta[9 * b]);
+    }
+  }
+  ScopedStage stage("train:backward");
+  const GradientKernel kernel(model);
+  const int P = kernel.num_parameters();
+  struct Task {
+    int b, i0, i1;
+  };
+  std::vector<Task> tasks;
+  for (int b = 0; b < nb; ++b)
+    for (int i0 = 0; i0 < lists[b]->nlocal; i0 += kBlock) tasks.push_back({b, i0, std::min(i0 + kBlock, lists[b]->nlocal)});
+  const int nt = static_cast<int>(tasks.size());
+  im.task_grad.assign(static_cast<size_t>(nt) * P, 0.0);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(im.threads)
+  for (int t = 0; t < nt; ++t) {
+    const Task& k = tasks[t];
+    const double* Dl = data.frames[frames[k.b]].has_virial ? &Delta[9 * k.b] : nullptr;
+    kernel.accumulate(*lists[k.b], k.i0, k.i1, wE[k.b], delta[k.b].data(), Dl, &im.task_grad[static_cast<size_t>(t) * P],
+                      im.scratch[omp_get_thread_num()]);
+  }
+  for (int p = 0; p < P; ++p) grad[p] = 0.0;
+  for (int t = 0; t < nt; ++t) {
+    const double* g = &im.task_grad[static_cast<size_t>(t) * P];
+    for (int p = 0; p < P; ++p) grad[p] += g[p];
+  }
+  return res;
+}
+
+void BatchLoss::predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl,
+                        FramePrediction& out, ErrorSums& errors) {
+  impl_->forward(model, nl, out);
+  frame_loss(data.frames[frame], out, LossWeights{}, 0, 0, 0, errors, nullptr, nullptr, nullptr);
+}
+
+void BatchLoss::descriptors(const Model& model, const NeighborList& nl, std::vector<double>& q) {
+  FramePrediction p;
+  q.assign(static_cast<size_t>(nl.nlocal) * model.dim(), 0.0);
+  impl_->forward(model, nl, p, q.data());
+}
+
+}  // namespace train
+}  // namespace nep

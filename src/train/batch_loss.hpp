@@ -1,0 +1,66 @@
+// One batch of the training loss and its exact parameter gradient.
+//
+// Forward: the core (nep::Evaluator on Kokkos::Serial, one frame at a time, so sums never depend
+// on the thread count). Loss, mean-squared as in TorchNEP (docs/nep_train.md):
+//   L = lambda_e/N_E sum_f w_f (e_f - e_f^ref)^2                     e = E / N_atoms (eV/atom)
+//     + lambda_f/(3 N_F) sum_atoms w_f |F_i - F_i^ref|^2             (eV/A)
+//     + lambda_v/(6 N_V) sum_f w_f sum_{6 comps} (v_f - v_f^ref)^2   v = W / N_atoms (eV/atom)
+// Gradient: GradientKernel over fixed 64-atom blocks, each into its own buffer, summed in block
+// order: the same bytes for any number of threads.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "dataset.hpp"
+#include "nep/model.hpp"
+
+namespace nep {
+namespace train {
+
+struct LossWeights {
+  double e = 0.01, f = 1.0, v = 0.01;
+};
+
+// Predictions of the core for one frame (forces folded onto the frame's atoms).
+struct FramePrediction {
+  double energy = 0.0;
+  double virial[9] = {0};
+  std::vector<double> force;
+};
+
+// Sums of squared errors (unweighted) and counts, for RMSEs.
+struct ErrorSums {
+  double se_e = 0, se_f = 0, se_v = 0, residual_e = 0;  // residual_e: sum of (e - e_ref)
+  long n_e = 0, n_f = 0, n_v = 0;
+  void add(const ErrorSums& o);
+};
+
+struct BatchResult {
+  double loss = 0.0;           // L of the batch (without regularisation)
+  ErrorSums errors;
+};
+
+class BatchLoss {
+ public:
+  BatchLoss(int threads);
+  ~BatchLoss();
+  // model: current parameters (incl. b1, q_scaler). grad (size num_trainable_parameters) is overwritten.
+  BatchResult evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
+                       const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
+                       double* grad);
+  // Forward only (validation/outputs); also fills `errors`.
+  void predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl, FramePrediction& out,
+               ErrorSums& errors);
+  // Raw descriptors of a frame's atoms (natoms x dim), for q_scaler.
+  void descriptors(const Model& model, const NeighborList& nl, std::vector<double>& q);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The 6 virial components GPUMD fits, as indices into the row-major 3x3: xx yy zz xy yz zx
+constexpr int kVirialComponents[6] = {0, 4, 8, 1, 5, 6};
+
+}  // namespace train
+}  // namespace nep

@@ -1,0 +1,63 @@
+#include "dataset.hpp"
+
+#include "nep/error.hpp"
+#include "nep/timing.hpp"
+
+namespace nep {
+namespace train {
+
+long Dataset::atoms() const {
+  long n = 0;
+  for (const auto& f : frames) n += f.natoms();
+  return n;
+}
+
+Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name, const Model& m) {
+  Dataset d;
+  d.name = name;
+  d.types.reserve(frames.size());
+  for (const auto& f : frames) {
+    std::vector<int> t(f.natoms());
+    for (int i = 0; i < f.natoms(); ++i) {
+      int k = 0;
+      while (k < m.num_types() && m.elements[k] != f.species[i]) ++k;
+      if (k == m.num_types())
+        throw file_error(name, f.source_line + 2 + i, "element '" + f.species[i] + "' is not in the model's 'type' list");
+      t[i] = k;
+    }
+    if (!f.has_energy) throw file_error(name, f.source_line + 1, "frame has no energy label");
+    d.types.push_back(std::move(t));
+  }
+  d.frames = std::move(frames);
+  return d;
+}
+
+NeighborCache::NeighborCache(const Dataset& data, double cutoff, double budget_mb)
+    : data_(data), cutoff_(cutoff), budget_(static_cast<size_t>(budget_mb * 1048576.0)), slots_(data.size()) {}
+
+std::shared_ptr<const NeighborList> NeighborCache::get(int frame) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slots_[frame]) return slots_[frame];
+  }
+  auto nl = std::make_shared<NeighborList>();
+  {
+    ScopedStage stage("train:neighbor");
+    const TrainingFrame& f = data_.frames[frame];
+    Cell cell;
+    for (int k = 0; k < 9; ++k) cell.h[k] = f.cell[k];
+    for (int k = 0; k < 3; ++k) cell.pbc[k] = f.pbc[k];
+    *nl = build_neighbor_list(f.pos, data_.types[frame], cell, cutoff_);
+  }
+  const size_t b = nl->x.size() * 8 + (nl->type.size() + nl->owner.size() + nl->num_neighbors.size() + nl->neighbors.size()) * 4;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++builds_;
+  if (!slots_[frame] && bytes_ + b <= budget_) {
+    slots_[frame] = nl;
+    bytes_ += b;
+  }
+  return nl;
+}
+
+}  // namespace train
+}  // namespace nep
