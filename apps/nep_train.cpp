@@ -9,6 +9,10 @@
 #include "nep/error.hpp"
 #include "nep/trainer.hpp"
 
+#ifdef NEP_WITH_MPI
+#include <mpi.h>
+#endif
+
 namespace {
 void usage() {
   std::cerr << "usage: nep-train [DIR] [--seed S] [--threads N] [--device cpu] [--resume] [--stop-after EPOCHS]\n"
@@ -16,7 +20,32 @@ void usage() {
 }
 }  // namespace
 
+// MPI for the lifetime of the program (a no-op in a build without MPI)
+struct MpiSession {
+  MpiSession(int* argc, char*** argv) {
+#ifdef NEP_WITH_MPI
+    MPI_Init(argc, argv);
+#else
+    (void)argc;
+    (void)argv;
+#endif
+  }
+  ~MpiSession() {
+#ifdef NEP_WITH_MPI
+    MPI_Finalize();
+#endif
+  }
+  void abort() {
+#ifdef NEP_WITH_MPI
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, 1);  // a rank-local error must not leave the others waiting
+#endif
+  }
+};
+
 int main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
   nep::TrainOptions o;
   bool dir_set = false;
   try {
@@ -53,6 +82,7 @@ int main(int argc, char** argv) {
     nep::run_training(o, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "nep-train: error: " << e.what() << "\n";
+    mpi.abort();
     return 1;
   }
   return 0;

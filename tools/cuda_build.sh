@@ -20,7 +20,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$NEP_REPO" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
     -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" \
-    -DNEP_BUILD_PLUGIN=OFF >/dev/null
+    -DNEP_BUILD_PLUGIN=OFF -DNEP_BUILD_TRAINER=OFF >/dev/null  # trainer: CPU only so far
 fi
 cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}"
 echo "cuda_build: OK ($build)"

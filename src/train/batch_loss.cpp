@@ -120,7 +120,7 @@ double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossW
 
 BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
                                 const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
-                                double* grad) {
+                                double* grad, int rank, int size) {
   Impl& im = *impl_;
   const int nb = static_cast<int>(frames.size());
   // normalisations: per batch, over what the batch holds
@@ -139,7 +139,7 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   std::vector<std::vector<double>> delta(nb);
   {
     ScopedStage stage("train:forward");
-    for (int b = 0; b < nb; ++b) {
+    for (int b = rank; b < nb; b += size) {
       const auto& fr = data.frames[frames[b]];
       im.forward(model, *lists[b], pred[b]);
       delta[b].resize(3 * static_cast<size_t>(fr.natoms()));
@@ -153,7 +153,7 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
     int b, i0, i1;
   };
   std::vector<Task> tasks;
-  for (int b = 0; b < nb; ++b)
+  for (int b = rank; b < nb; b += size)
     for (int i0 = 0; i0 < lists[b]->nlocal; i0 += kBlock) tasks.push_back({b, i0, std::min(i0 + kBlock, lists[b]->nlocal)});
   const int nt = static_cast<int>(tasks.size());
   im.task_grad.assign(static_cast<size_t>(nt) * P, 0.0);

@@ -44,10 +44,12 @@ class BatchLoss {
  public:
   BatchLoss(int threads);
   ~BatchLoss();
-  // model: current parameters (incl. b1, q_scaler). grad (size num_trainable_parameters) is overwritten.
+  // model: current parameters (incl. b1, q_scaler). grad (size num_trainable_parameters) is
+  // overwritten. With MPI, this rank handles the batch positions b with b % size == rank (the
+  // others' lists may be null) and returns its partial sums; normalisations are the whole batch's.
   BatchResult evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
                        const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
-                       double* grad);
+                       double* grad, int rank = 0, int size = 1);
   // Forward only (validation/outputs); also fills `errors`.
   void predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl, FramePrediction& out,
                ErrorSums& errors);

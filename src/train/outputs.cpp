@@ -66,9 +66,9 @@ void write_checkpoint(const std::string& path, const TrainState& st, const Model
   detail::write_text_file_atomic(path, o.str());
 }
 
-void read_checkpoint(const std::string& path, TrainState& st, Model& m, std::string& optimizer, const TrainConfig& cfg) {
-  const std::string all = detail::read_text_file(path);
-  std::istringstream in(all);
+void read_checkpoint(const std::string& path, const std::string& text, TrainState& st, Model& m, std::string& optimizer,
+                     const TrainConfig& cfg) {
+  std::istringstream in(text);
   auto bad = [&](const std::string& what) { return Error(path + ": not a nep-train checkpoint (" + what + ")"); };
   std::string magic, version, key, lr, best, best_any;
   if (!(in >> magic >> version) || magic != "NEP-TRAIN-CHECKPOINT" || version != "1") throw bad("header");

@@ -39,7 +39,9 @@ void write_prediction_files(const std::string& dir, const std::string& set, cons
 // Written atomically; the model travels as exact nep.txt text (shortest round-trip numbers).
 void write_checkpoint(const std::string& path, const TrainState& st, const Model& m, const std::string& optimizer,
                       const TrainConfig& cfg);
-void read_checkpoint(const std::string& path, TrainState& st, Model& m, std::string& optimizer, const TrainConfig& cfg);
+// `text`: the file's bytes (read once on rank 0 and broadcast); `path` names it in errors
+void read_checkpoint(const std::string& path, const std::string& text, TrainState& st, Model& m, std::string& optimizer,
+                     const TrainConfig& cfg);
 
 }  // namespace train
 }  // namespace nep

@@ -23,8 +23,9 @@ struct Batch {
 
 class BatchPrefetcher {
  public:
-  BatchPrefetcher(NeighborCache& cache, std::vector<std::vector<int>> plan, size_t depth = 2)
-      : cache_(cache), plan_(std::move(plan)), depth_(depth) {
+  // rank/size: only batch positions b % size == rank get their lists (MPI data parallelism)
+  BatchPrefetcher(NeighborCache& cache, std::vector<std::vector<int>> plan, int rank = 0, int size = 1, size_t depth = 2)
+      : cache_(cache), plan_(std::move(plan)), rank_(rank), size_(size), depth_(depth) {
     worker_ = std::thread([this] { run(); });
   }
   ~BatchPrefetcher() {
@@ -54,7 +55,8 @@ class BatchPrefetcher {
         Batch b;
         {
           ScopedStage stage("train:collate");
-          for (int f : frames) b.lists.push_back(cache_.get(f));
+          for (size_t k = 0; k < frames.size(); ++k)
+            b.lists.push_back(static_cast<int>(k) % size_ == rank_ ? cache_.get(frames[k]) : nullptr);
           b.frames = std::move(frames);
         }
         std::unique_lock<std::mutex> lock(m_);
@@ -71,6 +73,7 @@ class BatchPrefetcher {
   }
   NeighborCache& cache_;
   std::vector<std::vector<int>> plan_;
+  int rank_, size_;
   size_t depth_;
   std::mutex m_;
   std::condition_variable cv_;

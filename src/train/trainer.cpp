@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstring>
 #include <ostream>
+#include <sstream>
 
 #include "../text_util.hpp"
 #include "batch_loss.hpp"
+#include "comm.hpp"
 #include "dataset.hpp"
 #include "nep/error.hpp"
 #include "nep/frame_store.hpp"
@@ -32,15 +34,36 @@ bool file_exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
-// DIR/<stem>.xyz or DIR/<stem>.h5; empty name if neither exists
-std::vector<TrainingFrame> load_frames(const std::string& dir, const std::string& stem, std::string& name) {
+// Rank 0 runs read() and broadcasts its text (or its error) to every rank.
+template <class Read>
+std::string root_text(const train::Comm& comm, Read read) {
+  std::string text;
+  if (comm.root()) {
+    try {
+      text = std::string(1, '\0') + read();
+    } catch (const std::exception& e) {
+      text = std::string(1, '\1') + e.what();
+    }
+  }
+  comm.bcast(text);
+  if (text.empty() || text[0] == '\1') throw Error(text.empty() ? "broadcast failed" : text.substr(1));
+  return text.substr(1);
+}
+
+// DIR/<stem>.xyz (its bytes travel, so every rank parses the same text with the same line numbers)
+// or DIR/<stem>.h5 (converted to exact extended XYZ on rank 0); empty name if neither exists.
+std::vector<TrainingFrame> load_frames(const train::Comm& comm, const std::string& dir, const std::string& stem,
+                                       std::string& name) {
   ScopedStage stage("train:read");
-  name = dir + "/" + stem + ".xyz";
-  if (file_exists(name)) return read_training_xyz(name);
-  name = dir + "/" + stem + ".h5";
-  if (file_exists(name)) return read_frame_store(name);
-  name.clear();
-  return {};
+  const std::string xyz = dir + "/" + stem + ".xyz", h5 = dir + "/" + stem + ".h5";
+  const std::string which = root_text(comm, [&] { return file_exists(xyz) ? xyz : file_exists(h5) ? h5 : std::string(); });
+  name = which;
+  if (which.empty()) return {};
+  const bool is_xyz = which == xyz;
+  const std::string text = root_text(comm, [&] {
+    return is_xyz ? detail::read_text_file(which) : format_training_xyz(read_frame_store(which));
+  });
+  return parse_training_xyz(text, which);
 }
 
 // GPUMD-like initial values: network weights ~ N(0, 1/sqrt(fan_in + fan_out)), biases 0,
@@ -70,17 +93,21 @@ double rmse(double se, long n) { return n > 0 ? std::sqrt(se / n) : 0.0; }
 
 void run_training(const TrainOptions& o, std::ostream& log) {
   using namespace train;
+  const Comm comm;
+  std::ostringstream quiet;
+  std::ostream& out = comm.root() ? log : quiet;  // one rank talks and writes files
   const auto t_start = std::chrono::steady_clock::now();
   if (o.device != "cpu")
     throw Error("--device " + o.device + ": this build trains on the CPU only (see docs/nep_train.md)");
-  TrainConfig cfg = read_train_config(o.dir + "/nep.in");
+  const std::string nep_in = o.dir + "/nep.in";
+  TrainConfig cfg = parse_train_config(root_text(comm, [&] { return detail::read_text_file(nep_in); }), nep_in);
   if (o.seed_given) cfg.seed = o.seed;
-  for (const auto& w : cfg.warnings) log << "warning: " << w << "\n";
+  for (const auto& w : cfg.warnings) out << "warning: " << w << "\n";
 
   Model model = make_model_skeleton(cfg);
   if (!cfg.fine_tune.empty()) {
     const std::string path = cfg.fine_tune[0] == '/' ? cfg.fine_tune : o.dir + "/" + cfg.fine_tune;
-    Model start = read_model(path);
+    Model start = parse_model(root_text(comm, [&] { return detail::read_text_file(path); }), path);
     if (start.elements != model.elements || start.dim() != model.dim() || start.num_neurons != model.num_neurons ||
         start.version != model.version || start.c.size() != model.c.size())
       throw Error(path + ": fine_tune model does not have the architecture nep.in describes");
@@ -91,14 +118,14 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   const bool fresh_scaler = cfg.fine_tune.empty();
 
   std::string train_name, test_name;
-  auto train_frames = load_frames(o.dir, "train", train_name);
+  auto train_frames = load_frames(comm, o.dir, "train", train_name);
   if (train_name.empty()) throw Error(o.dir + ": no train.xyz or train.h5");
   Dataset train = make_dataset(std::move(train_frames), train_name, model);
   if (train.size() == 0) throw Error(train_name + ": no frames");
-  Dataset test = make_dataset(load_frames(o.dir, "test", test_name), test_name, model);
-  log << "nep-train: " << train.size() << " training frames (" << train.atoms() << " atoms) from " << train_name;
-  if (test.size()) log << ", " << test.size() << " test frames from " << test_name;
-  log << "\n";
+  Dataset test = make_dataset(load_frames(comm, o.dir, "test", test_name), test_name, model);
+  out << "nep-train: " << train.size() << " training frames (" << train.atoms() << " atoms) from " << train_name;
+  if (test.size()) out << ", " << test.size() << " test frames from " << test_name;
+  out << "\n";
 
   const double cutoff = model.cutoff_max();
   NeighborCache train_cache(train, cutoff, cfg.cache_mb), test_cache(test, cutoff, cfg.cache_mb);
@@ -111,7 +138,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
     const int D = model.dim();
     std::vector<double> qmin(D, INFINITY), qmax(D, -INFINITY), q;
     int mn_r = 0, mn_a = 0;
-    for (int f = 0; f < train.size(); ++f) {
+    for (int f = comm.rank(); f < train.size(); f += comm.size()) {
       auto nl = train_cache.get(f);
       if (fresh_scaler) {
         batch_loss.descriptors(model, *nl, q);
@@ -136,6 +163,12 @@ void run_training(const TrainOptions& o, std::ostream& log) {
         mn_a = std::max(mn_a, na);
       }
     }
+    comm.min(qmin.data(), D);
+    comm.max(qmax.data(), D);
+    double mn[2] = {double(mn_r), double(mn_a)};
+    comm.max(mn, 2);
+    mn_r = static_cast<int>(mn[0]);
+    mn_a = static_cast<int>(mn[1]);
     if (fresh_scaler)
       for (int d = 0; d < D; ++d) model.q_scaler[d] = qmax[d] > qmin[d] ? 1.0 / (qmax[d] - qmin[d]) : 1.0;
     model.max_neighbors_radial = std::max(model.max_neighbors_radial, mn_r);
@@ -143,15 +176,41 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   }
 
   const int b1 = model.ann_b1_offset();
-  // evaluate a set; on the training set also solve b1 exactly (zero mean energy residual)
+  // evaluate a set (frames split over ranks); on the training set also solve b1 exactly (zero
+  // mean energy residual). With `keep`, rank 0 ends up with every frame's prediction.
+  auto reduce_errors = [&](ErrorSums& e) {
+    double v[7] = {e.se_e, e.se_f, e.se_v, e.residual_e, double(e.n_e), double(e.n_f), double(e.n_v)};
+    comm.sum(v, 7);
+    e = ErrorSums{v[0], v[1], v[2], v[3], long(v[4]), long(v[5]), long(v[6])};
+  };
   auto evaluate = [&](Dataset& data, NeighborCache& cache, bool solve_b1, bool keep) {
     ScopedStage stage("train:validation");
     SetResult r;
     if (keep) r.pred.resize(data.size());
     FramePrediction p;
-    for (int f = 0; f < data.size(); ++f) {
+    std::vector<double> packed;
+    for (int f = comm.rank(); f < data.size(); f += comm.size()) {
       auto nl = cache.get(f);
-      batch_loss.predict(model, data, f, *nl, keep ? r.pred[f] : p, r.err);
+      FramePrediction& q = keep ? r.pred[f] : p;
+      batch_loss.predict(model, data, f, *nl, q, r.err);
+      if (keep && comm.size() > 1) {
+        packed.push_back(q.energy);
+        packed.insert(packed.end(), q.virial, q.virial + 9);
+        packed.insert(packed.end(), q.force.begin(), q.force.end());
+      }
+    }
+    reduce_errors(r.err);
+    if (keep && comm.size() > 1) {  // rank 0 unpacks rank by rank, frames f = rank, rank + size, ...
+      const std::vector<double> all = comm.gather(packed);
+      size_t k = 0;
+      for (int rk = 0; rk < comm.size() && comm.root(); ++rk)
+        for (int f = rk; f < data.size(); f += comm.size()) {
+          FramePrediction& q = r.pred[f];
+          q.energy = all[k++];
+          for (int c = 0; c < 9; ++c) q.virial[c] = all[k++];
+          q.force.assign(all.begin() + k, all.begin() + k + 3 * data.frames[f].natoms());
+          k += 3 * data.frames[f].natoms();
+        }
     }
     if (solve_b1 && r.err.n_e > 0) {
       const double mean = r.err.residual_e / r.err.n_e;  // E/N shifts by -delta b1
@@ -181,11 +240,11 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   const std::string ckpt = o.dir + "/checkpoint.bin";
   if (o.resume) {
     std::string opt_state;
-    read_checkpoint(ckpt, st, model, opt_state, cfg);
+    read_checkpoint(ckpt, root_text(comm, [&] { return detail::read_text_file(ckpt); }), st, model, opt_state, cfg);
     get_trainable_parameters(model, theta.data());
     opt.load_state(opt_state, theta);
-    log << "nep-train: resumed from " << ckpt << " at epoch " << st.epoch << "\n";
-  } else {
+    out << "nep-train: resumed from " << ckpt << " at epoch " << st.epoch << "\n";
+  } else if (comm.root()) {
     reset_loss_file(o.dir);
   }
   opt.set_lr(st.lr);
@@ -202,7 +261,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
       st.best = INFINITY;
       st.bad = 0;
       opt.set_lr(st.lr);
-      log << "nep-train: stage 2 from epoch " << st.epoch + 1 << "\n";
+      out << "nep-train: stage 2 from epoch " << st.epoch + 1 << "\n";
     }
     LossWeights w{cfg.lambda_e, cfg.lambda_f, cfg.lambda_v};
     if (st.stage == 2) w = {cfg.stage2_lambda_e, cfg.stage2_lambda_f, cfg.stage2_lambda_v};
@@ -216,13 +275,18 @@ void run_training(const TrainOptions& o, std::ostream& log) {
     double epoch_loss = 0.0;
     ErrorSums epoch_err;
     {
-      BatchPrefetcher prefetch(train_cache, plan);
+      BatchPrefetcher prefetch(train_cache, plan, comm.rank(), comm.size());
       for (int b = 0; b < n_batches; ++b) {
         Batch batch = prefetch.next();
         BatchResult br;
         const double loss = opt.step([&](const double* th, double* g) {
           set_trainable_parameters(model, th);
-          br = batch_loss.evaluate(model, train, batch.frames, batch.lists, w, g);
+          br = batch_loss.evaluate(model, train, batch.frames, batch.lists, w, g, comm.rank(), comm.size());
+          if (comm.size() > 1) {  // all-reduce loss and gradient: every rank takes the same step
+            comm.sum(g, P);
+            comm.sum(&br.loss, 1);
+            reduce_errors(br.errors);
+          }
           return br.loss;
         });
         set_trainable_parameters(model, opt.theta());
@@ -271,7 +335,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
       ll.rmse[3] = rmse(te.err.se_e, te.err.n_e);
       ll.rmse[4] = rmse(te.err.se_f, te.err.n_f);
       ll.rmse[5] = rmse(te.err.se_v, te.err.n_v);
-      append_loss_line(o.dir, ll);
+      if (comm.root()) append_loss_line(o.dir, ll);
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
       const double per_epoch = el / std::max(1, st.epoch - first_epoch);
       char line[400];
@@ -280,23 +344,26 @@ void run_training(const TrainOptions& o, std::ostream& log) {
                     "lr %.2e  %.3f s/epoch  ETA %.0f s\n",
                     st.epoch, cfg.epoch, epoch_loss, 1e3 * ll.rmse[0], 1e3 * ll.rmse[1], 1e3 * ll.rmse[2], 1e3 * ll.rmse[3],
                     1e3 * ll.rmse[4], 1e3 * ll.rmse[5], st.lr, per_epoch, per_epoch * (cfg.epoch - st.epoch));
-      log << line << std::flush;
-      detail::write_text_file_atomic(o.dir + "/nep.txt", format_model(model));
-      write_checkpoint(ckpt, st, model, opt.save_state(), cfg);
-      if (last) {
+      out << line << std::flush;
+      const std::string opt_state = opt.save_state();
+      if (comm.root()) {
+        detail::write_text_file_atomic(o.dir + "/nep.txt", format_model(model));
+        write_checkpoint(ckpt, st, model, opt_state, cfg);
+      }
+      if (last && comm.root()) {
         write_prediction_files(o.dir, "train", train, tr.pred);
         if (test.size()) write_prediction_files(o.dir, "test", test, te.pred);
       }
     }
-    if (early) log << "nep-train: early stop: no improvement for " << cfg.early_stop << " epochs\n";
+    if (early) out << "nep-train: early stop: no improvement for " << cfg.early_stop << " epochs\n";
     if (last) break;
     if (interrupted) {
-      log << "nep-train: stopped after epoch " << st.epoch << " (--stop-after); continue with --resume\n";
+      out << "nep-train: stopped after epoch " << st.epoch << " (--stop-after); continue with --resume\n";
       return;
     }
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  log << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total\n";
+  out << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total\n";
 }
 
 }  // namespace nep

@@ -2,7 +2,8 @@
 """End-to-end checks of nep-train on a small EFV training set (6 + 2 PbTe frames from tests/data/train):
 the loss falls, the GPUMD output files are complete and consistent with nep-predict, the same seed
 gives the same nep.txt bytes at --threads 1 and 2 and when repeated, a different seed does not, an
-interrupted run resumed from its checkpoint ends with the same bytes, an .h5 frame store trains
+interrupted run resumed from its checkpoint ends with the same bytes, 2 MPI ranks give the
+1-rank model to 1e-10, an .h5 frame store trains
 like the .xyz it came from, and bad input is reported with file and line."""
 import argparse, filecmp, os, shutil, subprocess, sys, tempfile
 
@@ -11,6 +12,7 @@ ap.add_argument("--train", required=True)
 ap.add_argument("--predict", required=True)
 ap.add_argument("--data", required=True)
 ap.add_argument("--xyz2h5", default=None)
+ap.add_argument("--mpi", action="store_true", help="also check mpirun -np 2 against one rank")
 args = ap.parse_args()
 
 NEP_IN = """type 2 Te Pb
@@ -126,6 +128,17 @@ try:
         os.remove(os.path.join(h, "train.xyz"))
         run(h, "--seed", "5")
         check(read_bytes(os.path.join(a, "nep.txt")) == read_bytes(os.path.join(h, "nep.txt")), "train.h5 gives the same nep.txt as train.xyz")
+
+    # 5b. data-parallel MPI: 2 ranks give the 1-rank model to 1e-10 relative
+    if args.mpi:
+        m = setup(os.path.join(tmp, "m"))
+        p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", args.train, m, "--seed", "5"],
+                           capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.count("nep-train: wrote") == 1, "mpirun -np 2 runs, rank 0 alone reports")
+        cmp = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_models.py"),
+                              os.path.join(a, "nep.txt"), os.path.join(m, "nep.txt"), "1e-10"], capture_output=True, text=True)
+        print("     " + cmp.stdout.strip())
+        check(cmp.returncode == 0, "2 MPI ranks: nep.txt equals the 1-rank one to 1e-10 relative")
 
     # 6. bad input: named file and line, no nep.txt written
     f = setup(os.path.join(tmp, "f"), NEP_IN + "n_maxx 4 4\n")
