@@ -83,9 +83,14 @@ void Optimizer::set_lr(double lr) {
 
 double Optimizer::lr() const { return impl_->opt->param_groups().at(0).options().get_lr(); }
 
-double Optimizer::regularisation() const {
+double Optimizer::l1_term() const {
   torch::NoGradGuard ng;
-  return impl_->regularisation().item<double>();
+  return impl_->o.lambda_1 > 0 ? impl_->o.lambda_1 * impl_->theta.abs().mean().item<double>() : 0.0;
+}
+
+double Optimizer::l2_term() const {
+  torch::NoGradGuard ng;
+  return impl_->o.lambda_2 > 0 ? impl_->o.lambda_2 * impl_->theta.pow(2).mean().sqrt().item<double>() : 0.0;
 }
 
 std::string Optimizer::save_state() const {

@@ -30,7 +30,8 @@ class Optimizer {
   int size() const;
   void set_lr(double lr);
   double lr() const;
-  double regularisation() const;  // L1 + L2 terms at the current theta
+  double l1_term() const;  // lambda_1 mean|theta| at the current theta
+  double l2_term() const;  // lambda_2 sqrt(mean theta^2)
   // optimizer state (moments, step counts) as bytes, for checkpoints
   std::string save_state() const;
   void load_state(const std::string& bytes, const std::vector<double>& theta);

@@ -327,8 +327,8 @@ void run_training(const TrainOptions& o, std::ostream& log) {
       LossLine ll;
       ll.epoch = st.epoch;
       ll.total = epoch_loss;
-      ll.l1 = cfg.lambda_1 > 0 ? opt.regularisation() : 0.0;  // reported as GPUMD does: regularisation terms
-      ll.l2 = 0.0;
+      ll.l1 = opt.l1_term();  // GPUMD's loss.out columns 3 and 4
+      ll.l2 = opt.l2_term();
       ll.rmse[0] = rmse(tr.err.se_e, tr.err.n_e);
       ll.rmse[1] = rmse(tr.err.se_f, tr.err.n_f);
       ll.rmse[2] = rmse(tr.err.se_v, tr.err.n_v);
