@@ -7,6 +7,9 @@
 #include "atom_vec.h"
 #include "lammps.h"
 #include "pair_nep.h"
+#ifdef NEP_PLUGIN_TRAIN
+#include "fix_nep_train.h"
+#endif
 #ifdef NEP_PLUGIN_KOKKOS
 #include "pair_nep_kokkos.h"
 #endif
@@ -28,6 +31,13 @@ static Pair *nep_gpu_creator(LAMMPS *lmp)
 #endif
   return new PairNEP(lmp, true);
 }
+
+#ifdef NEP_PLUGIN_TRAIN
+static Fix *nep_train_creator(LAMMPS *lmp, int argc, char **argv)
+{
+  return new FixNEPTrain(lmp, argc, argv);
+}
+#endif
 
 #ifdef NEP_PLUGIN_KOKKOS
 static Pair *nep_kk_creator(LAMMPS *lmp)
@@ -78,6 +88,14 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.name = "nep/gpu/kk";
   plugin.info = "NEP pair style nep/gpu under -sf kk (same as nep/kk)";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
+  (*register_plugin)(&plugin, lmp);
+#endif
+
+#ifdef NEP_PLUGIN_TRAIN
+  plugin.style = "fix";
+  plugin.name = "nep/train";
+  plugin.info = "on-the-fly NEP training from the running pair style";
+  plugin.creator.v2 = (lammpsplugin_factory2 *) &nep_train_creator;
   (*register_plugin)(&plugin, lmp);
 #endif
 }

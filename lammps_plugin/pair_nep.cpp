@@ -108,6 +108,7 @@ void PairNEP::coeff(int narg, char **arg)
       utils::logmesg(lmp, "NEP: NEP_CPU-style 'pair_style nep FILE': atom types 1..{} mapped to the model's elements {}\n",
                      ntypes, nep_lmp::join(names));
   }
+  type_names = names;
   type_map.assign(ntypes + 1, -1);
   for (int t = 1; t <= ntypes; ++t) {
     const std::string &el = names[t - 1];
@@ -130,6 +131,42 @@ void PairNEP::coeff(int narg, char **arg)
     utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, pair style {}\n", file,
                    model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
                    single_precision ? "float" : "double", force->pair_style);
+}
+
+bool PairNEP::replace_model(const nep::Model &m, std::string &why)
+{
+  if (!model) {
+    why = "the pair style has no model yet (pair_coeff not given)";
+    return false;
+  }
+  if (m.cutoff_max() > cutmax + 1e-12) {
+    why = fmt::format("the new model's cutoff {} A exceeds the {} A the neighbour lists use", m.cutoff_max(), cutmax);
+    return false;
+  }
+  std::vector<int> new_map(type_map.size(), -1);
+  for (size_t t = 1; t < type_map.size(); ++t) {
+    if (type_map[t] < 0) continue;
+    for (int k = 0; k < m.num_types(); ++k)
+      if (m.elements[k] == type_names[t - 1]) new_map[t] = k;
+    if (new_map[t] < 0) {
+      why = fmt::format("element '{}' (atom type {}) is not in the new model", type_names[t - 1], t);
+      return false;
+    }
+  }
+  auto old_model = std::move(model);
+  auto old_map = type_map;
+  model = std::make_unique<nep::Model>(m);
+  type_map = new_map;
+  try {
+    create_core();
+  } catch (std::exception &e) {
+    why = e.what();
+    model = std::move(old_model);
+    type_map = old_map;
+    create_core();
+    return false;
+  }
+  return true;    // cutmax stays: the lists keep the cutoff they were built for
 }
 
 void PairNEP::create_core()

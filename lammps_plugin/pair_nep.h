@@ -31,6 +31,10 @@ class PairNEP : public Pair {
   int pack_reverse_comm(int, int, double *) override;
   void unpack_reverse_comm(int, int *, double *) override;
   double memory_usage() override;
+  // fix nep/train `deploy yes`: use model `m` from now on, atom types keeping their elements.
+  // Returns false (with the reason) when it cannot: an element missing, or a larger cutoff than
+  // the neighbour lists were built for.
+  bool replace_model(const nep::Model &m, std::string &why);
 
  protected:
   bool default_space;
@@ -39,6 +43,7 @@ class PairNEP : public Pair {
   std::unique_ptr<nep::Model> model;
   std::unique_ptr<nep::HostCore> core;
   std::vector<int> type_map;           // LAMMPS type -> model type (-1 = NULL)
+  std::vector<std::string> type_names; // element per LAMMPS type from pair_coeff ("NULL" = skipped)
   std::vector<int> model_type;         // per atom (local + ghost)
   std::vector<double> w9;              // per-atom 9-component virial (local + ghost)
   double cutmax = 0.0;

@@ -219,59 +219,110 @@ void FrameStore::append(const TrainingFrame& f) {
   atoms_ += n;
 }
 
-std::vector<TrainingFrame> read_frame_store(const std::string& path) {
+namespace {
+// Frames `which` (ascending, complete ones only) of an open store.
+std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, const std::vector<int64_t>* which) {
+  check_layout(file, path);
+  const hsize_t F = extent(file, "frames/natoms");
+  hsize_t rows = F;  // frames whose every column has been written
+  for (const auto& c : kFrameColumns) rows = std::min(rows, extent(file, c.name));
+  hsize_t natoms_avail = extent(file, "atoms/z");
+  for (const auto& c : kAtomColumns) natoms_avail = std::min(natoms_avail, extent(file, c.name));
+  std::vector<int64_t> all;
+  if (!which) {
+    all.resize(rows);
+    for (hsize_t k = 0; k < rows; ++k) all[k] = static_cast<int64_t>(k);
+    which = &all;
+  }
+  std::vector<TrainingFrame> out;
+  out.reserve(which->size());
+  for (int64_t k : *which) {
+    if (k < 0 || hsize_t(k) >= rows)
+      throw Error(path + ": frame " + std::to_string(k) + " requested but the store holds " + std::to_string(rows));
+    int64_t offset = 0, natoms = 0;
+    double cell[9], energy = 0, virial[9], weight = 1;
+    uint8_t pbc[3], flags = 0;
+    read_rows(file, kFrameColumns[0], k, 1, &offset, path);
+    read_rows(file, kFrameColumns[1], k, 1, cell, path);
+    read_rows(file, kFrameColumns[2], k, 1, pbc, path);
+    read_rows(file, kFrameColumns[3], k, 1, &energy, path);
+    read_rows(file, kFrameColumns[4], k, 1, virial, path);
+    read_rows(file, kFrameColumns[5], k, 1, &flags, path);
+    read_rows(file, kFrameColumns[6], k, 1, &weight, path);
+    read_rows(file, kFrameColumns[7], k, 1, &natoms, path);
+    if (natoms < 0 || offset < 0 || hsize_t(offset + natoms) > natoms_avail)
+      throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
+    TrainingFrame f;
+    const int n = static_cast<int>(natoms);
+    std::vector<int32_t> z(n);
+    f.pos.resize(3 * size_t(n));
+    std::vector<double> force(3 * size_t(n));
+    if (n > 0) {
+      read_rows(file, kAtomColumns[0], offset, n, z.data(), path);
+      read_rows(file, kAtomColumns[1], offset, n, f.pos.data(), path);
+      read_rows(file, kAtomColumns[2], offset, n, force.data(), path);
+    }
+    for (int i = 0; i < n; ++i) f.species.emplace_back(element_symbol(z[i]));
+    std::copy(cell, cell + 9, f.cell);
+    for (int d = 0; d < 3; ++d) f.pbc[d] = pbc[d] != 0;
+    f.has_energy = flags & kHasEnergy;
+    f.has_forces = flags & kHasForces;
+    f.has_virial = flags & kHasVirial;
+    f.energy = f.has_energy ? energy : 0.0;
+    if (f.has_virial) std::copy(virial, virial + 9, f.virial);
+    if (f.has_forces) f.forces = std::move(force);
+    f.weight = weight;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<TrainingFrame> read_store(const std::string& path, const std::vector<int64_t>* which) {
   hid_t fapl = fapl_latest(false);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
   H5Pclose(fapl);
   if (file < 0) throw Error(path + ": cannot open the frame store (missing, not HDF5, or truncated)");
   std::vector<TrainingFrame> out;
   try {
-    check_layout(file, path);
-    const hsize_t F = extent(file, "frames/natoms");
-    hsize_t rows = F;  // frames whose every column has been written
-    for (const auto& c : kFrameColumns) rows = std::min(rows, extent(file, c.name));
-    std::vector<int64_t> offset(rows), natoms(rows);
-    std::vector<double> cell(9 * rows), energy(rows), virial(9 * rows), weight(rows);
-    std::vector<uint8_t> pbc(3 * rows), flags(rows);
-    read_rows(file, kFrameColumns[0], 0, rows, offset.data(), path);
-    read_rows(file, kFrameColumns[1], 0, rows, cell.data(), path);
-    read_rows(file, kFrameColumns[2], 0, rows, pbc.data(), path);
-    read_rows(file, kFrameColumns[3], 0, rows, energy.data(), path);
-    read_rows(file, kFrameColumns[4], 0, rows, virial.data(), path);
-    read_rows(file, kFrameColumns[5], 0, rows, flags.data(), path);
-    read_rows(file, kFrameColumns[6], 0, rows, weight.data(), path);
-    read_rows(file, kFrameColumns[7], 0, rows, natoms.data(), path);
-    hsize_t natoms_avail = extent(file, "atoms/z");
-    for (const auto& c : kAtomColumns) natoms_avail = std::min(natoms_avail, extent(file, c.name));
-    for (hsize_t k = 0; k < rows; ++k) {
-      if (natoms[k] < 0 || offset[k] < 0 || hsize_t(offset[k] + natoms[k]) > natoms_avail)
-        throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
-      TrainingFrame f;
-      const int n = static_cast<int>(natoms[k]);
-      std::vector<int32_t> z(n);
-      f.pos.resize(3 * size_t(n));
-      std::vector<double> force(3 * size_t(n));
-      read_rows(file, kAtomColumns[0], offset[k], n, z.data(), path);
-      read_rows(file, kAtomColumns[1], offset[k], n, f.pos.data(), path);
-      read_rows(file, kAtomColumns[2], offset[k], n, force.data(), path);
-      for (int i = 0; i < n; ++i) f.species.emplace_back(element_symbol(z[i]));
-      std::copy(&cell[9 * k], &cell[9 * k] + 9, f.cell);
-      for (int d = 0; d < 3; ++d) f.pbc[d] = pbc[3 * k + d] != 0;
-      f.has_energy = flags[k] & kHasEnergy;
-      f.has_forces = flags[k] & kHasForces;
-      f.has_virial = flags[k] & kHasVirial;
-      f.energy = f.has_energy ? energy[k] : 0.0;
-      if (f.has_virial) std::copy(&virial[9 * k], &virial[9 * k] + 9, f.virial);
-      if (f.has_forces) f.forces = std::move(force);
-      f.weight = weight[k];
-      out.push_back(std::move(f));
-    }
+    out = read_frames(file, path, which);
   } catch (...) {
     H5Fclose(file);
     throw;
   }
   H5Fclose(file);
   return out;
+}
+}  // namespace
+
+std::vector<TrainingFrame> read_frame_store(const std::string& path) { return read_store(path, nullptr); }
+
+std::vector<TrainingFrame> read_frame_store(const std::string& path, const std::vector<int64_t>& which) {
+  return read_store(path, &which);
+}
+
+void truncate_frame_store(const std::string& path, int64_t frames) {
+  hid_t fapl = fapl_latest(true);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  if (file < 0) throw Error(path + ": cannot open the frame store to drop frames (missing, not HDF5, or in use)");
+  try {
+    check_layout(file, path);
+    const hsize_t have = extent(file, "frames/natoms");
+    if (frames < 0 || hsize_t(frames) > have)
+      throw Error(path + ": cannot keep " + std::to_string(frames) + " frames: the store holds " + std::to_string(have));
+    // shrinking frames/natoms uncommits the frames after `frames`; their rows (and atoms) are
+    // overwritten by the next appends
+    hid_t d = H5Dopen2(file, "frames/natoms", H5P_DEFAULT);
+    hsize_t dims[2] = {hsize_t(frames), 1};
+    const herr_t st = H5Dset_extent(d, dims);
+    H5Dclose(d);
+    check(st, path, "dropping frames");
+    check(H5Fflush(file, H5F_SCOPE_GLOBAL), path, "flushing the frame count");
+  } catch (...) {
+    H5Fclose(file);
+    throw;
+  }
+  H5Fclose(file);
 }
 
 }  // namespace nep

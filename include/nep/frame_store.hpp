@@ -37,5 +37,10 @@ class FrameStore {
 
 // Every complete frame of a store (safe on a store being appended or left by a killed writer).
 std::vector<TrainingFrame> read_frame_store(const std::string& path);
+// Only frames `which` (indices into the complete frames), in that order.
+std::vector<TrainingFrame> read_frame_store(const std::string& path, const std::vector<int64_t>& which);
+// Keep the first `frames` frames (drop the rest; later appends reuse their space). Not while a
+// writer has the store open.
+void truncate_frame_store(const std::string& path, int64_t frames);
 
 }  // namespace nep

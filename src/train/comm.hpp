@@ -12,6 +12,8 @@ namespace train {
 class Comm {
  public:
   Comm();  // MPI_COMM_WORLD when MPI is built in and initialised, else a single rank
+  // A one-rank communicator that never calls MPI (for threads other than MPI's main thread).
+  static Comm local() { return Comm(0); }
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool root() const { return rank_ == 0; }
@@ -23,6 +25,7 @@ class Comm {
   std::vector<double> gather(const std::vector<double>& mine) const;
 
  private:
+  explicit Comm(int) {}
   int rank_ = 0, size_ = 1;
 };
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# examples/otf-si end to end: on-the-fly NEP training from a Stillinger-Weber teacher (in.train),
+# independent held-out teacher frames (in.test), teacher vs student MD (in.compare), summary.
+# Usage: examples/otf-si/run.sh OUTDIR     (after tools/test.sh or tools/quickstart.sh built things)
+# Leaves OUTDIR/si.nep.txt (the trained model), OUTDIR/si.h5 (the buffer), OUTDIR/summary.json.
+# Short variant for tests: OTF_SI_QUICK=1.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mkdir -p "${1:?usage: run.sh OUTDIR}" && cd "$1" && pwd)
+source "$here/../../tools/env.sh"
+: "${LMP:?no LAMMPS (run tools/deps.sh)}" "${NEP_PLUGIN:?no nepplugin.so (build first)}"
+# Si.sw from the LAMMPS installation's potentials folder
+sw=""
+for d in "${LAMMPS_POTENTIALS:-}" "$(dirname "$LMP")/../share/lammps-src/potentials" "$(dirname "$LMP")/../share/lammps/potentials"; do
+  if [ -n "$d" ] && [ -f "$d/Si.sw" ]; then sw="$d/Si.sw"; break; fi
+done
+[ -n "$sw" ] || { echo "run.sh: Si.sw not found in the LAMMPS potentials folder (set LAMMPS_POTENTIALS)" >&2; exit 1; }
+# one MPI rank for MD, the second core for the training thread; passive OpenMP waiting
+export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1
+if [ "${OTF_SI_QUICK:-0}" = 1 ]; then
+  train_vars=(-var heat 1000 -var melt 500 -var hold 500 -var every 50 -var rounds_every 10 -var epochs 2)
+  test_vars=(-var crystal 300 -var melt 300 -var hold 300)
+  cmp_vars=(-var equil 100 -var steps 200 -var nve 200)
+else
+  train_vars=() test_vars=() cmp_vars=()
+fi
+rm -f "$out/si.h5" "$out/test.h5"
+start=$(date +%s.%N)
+cd "$here"
+echo "otf-si: training on the fly (log: $out/train.log)"
+"$LMP" -in in.train -var out "$out" -var sw "$sw" "${train_vars[@]}" -log "$out/train.log" -screen none
+grep -E "^fix nep/train: round [0-9]+ done|^TRAIN" "$out/train.log" | tail -n 3
+echo "otf-si: held-out teacher frames (log: $out/test.log)"
+"$LMP" -in in.test -var out "$out" -var sw "$sw" "${test_vars[@]}" -log "$out/test.log" -screen none
+nep-frames "$out/test.h5" "$out/test.xyz" >/dev/null
+nep-predict "$out/si.nep.txt" "$out/test.xyz" "$out/test_pred.xyz" --threads 2 >/dev/null
+echo "otf-si: teacher and student MD on the 1500 K liquid (logs: $out/compare_*.log)"
+for who in teacher student; do
+  nve=(); [ $who = teacher ] && nve=(-var nve 0)
+  OMP_NUM_THREADS=2 "$LMP" -k on t 2 -sf kk -in in.compare -var who $who -var out "$out" -var sw "$sw" "${cmp_vars[@]}" \
+    "${nve[@]}" -log "$out/compare_$who.log" -screen none
+done
+end=$(date +%s.%N)
+python3 "$here/summary.py" "$out" "$(echo "$end - $start" | bc)"

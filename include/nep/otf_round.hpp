@@ -1,0 +1,73 @@
+// One on-the-fly training round (fix nep/train): the trainer library's pipeline (same nep.in
+// keywords, core, seeded sampler, prefetch, optimiser) on frames held in memory, on the calling
+// thread and without MPI, so a LAMMPS fix can run it beside MD. No LibTorch or Kokkos here.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nep/model.hpp"
+#include "nep/train_config.hpp"
+#include "nep/training_frame.hpp"
+
+namespace nep {
+
+// A round: the stage-1 loss weights of nep.in; the learning rate decays geometrically from `lr`
+// to lr/10 over the round's epochs (fresh Adam moments each round). Warm-started rounds widen
+// q_scaler to cover their data (first-layer weights rescaled so the start model is the same
+// function) and return the best of the start and of checkpoints every epochs/4 epochs, judged by
+// the loss on the round's training frames: a round never makes the model worse on its data.
+struct OtfRoundInput {
+  TrainConfig cfg;                      // nep.in (seed, architecture, loss, optimiser)
+  std::vector<TrainingFrame> train;     // what the buffer held for training when the round began
+  std::vector<TrainingFrame> heldout;   // held-out frames (never trained on)
+  bool has_start = false;               // warm start from `start` (else fresh initialisation)
+  Model start;
+  uint64_t round = 1;                   // seeds this round's batch order: stream index (round << 32) + epoch
+  int epochs = 0;                       // epochs in this round (0: cfg.epoch)
+  int threads = 1;                      // gradient threads (results do not depend on it)
+};
+
+struct OtfRoundResult {
+  Model model;                          // b1 solved exactly on the training frames
+  int epochs = 0;                       // epochs completed
+  bool stopped = false;                 // ended early by the stop flag
+  bool reverted = false;                // no checkpoint beat the warm start on the round's frames:
+                                        // `model` is the start model (b1 re-solved)
+  double seconds = 0.0, loss = 0.0;     // wall time; last epoch's loss
+  int n_train = 0, n_heldout = 0;
+  // RMSEs of the returned model: energy eV/atom, force eV/A, virial eV/atom (0 when no labels)
+  double train_rmse_e = 0, train_rmse_f = 0, train_rmse_v = 0;
+  double heldout_rmse_e = 0, heldout_rmse_f = 0;
+};
+
+// Throws nep::Error (e.g. an element not in nep.in's `type` list). `stop` may be null.
+OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop);
+
+// Runs one round at a time on a background thread. The owner polls finished() and calls join()
+// on its own (main) thread; the worker never touches MPI or the caller's data.
+class OtfWorker {
+ public:
+  OtfWorker() = default;
+  ~OtfWorker();  // asks a running round to stop and joins it
+  OtfWorker(const OtfWorker&) = delete;
+  OtfWorker& operator=(const OtfWorker&) = delete;
+  // nice > 0 lowers the training thread's scheduling priority (Linux), so MD wins a shared core
+  void start(OtfRoundInput in, int nice = 0);
+  bool busy() const { return running_; }          // started and not joined yet
+  bool finished() const { return done_.load(); }  // its result is ready
+  void request_stop() { stop_ = true; }
+  // Waits for the round; throws nep::Error with the round's message if it failed.
+  OtfRoundResult join();
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> stop_{false}, done_{false};
+  bool running_ = false;
+  OtfRoundResult result_;
+  std::string error_;
+};
+
+}  // namespace nep

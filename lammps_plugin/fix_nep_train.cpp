@@ -1,0 +1,674 @@
+/* ----------------------------------------------------------------------
+   lammps-nep: fix nep/train — on-the-fly NEP training (docs/fix_nep_train.rst)
+
+   Step cycle on a sampling step (ntimestep % every == 0, never in setup):
+     pre_reverse  teacher forces of this step (all force styles, before fixes add theirs in
+                  post_force), ghost parts folded onto owners by our own reverse comm; energy and
+                  virial of the pair (+ kspace) style summed over ranks; atoms gathered to rank 0
+                  in tag order; rank 0 checks, selects and appends the frame to the buffer.
+     end_of_step  round bookkeeping: when a round is due (every `train_every` buffered frames)
+                  the running one is joined and adopted (model written, optionally deployed),
+                  then the next starts on a snapshot of the buffer's reservoirs.
+   Rounds run on a background thread on rank 0 that never calls MPI; all collective work
+   happens here on the main thread. A round's model is adopted only when the next round is due
+   or at the end of a run, so the trajectory and the model bytes never depend on timing.
+------------------------------------------------------------------------- */
+
+#include "fix_nep_train.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "compute.h"
+#include "domain.h"
+#include "error.h"
+#include "force.h"
+#include "kspace.h"
+#include "memory.h"
+#include "modify.h"
+#include "pair.h"
+#include "update.h"
+#include "utils.h"
+
+#include "nep/calculator.hpp"
+#include "nep/error.hpp"
+#include "nep/host_core.hpp"
+#include "nep/model.hpp"
+#include "nep/otf_buffer.hpp"
+#include "nep/otf_round.hpp"
+#include "nep/train_config.hpp"
+#include "nep_plugin_common.h"
+#include "pair_nep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <strings.h>
+
+using namespace LAMMPS_NS;
+using namespace FixConst;
+
+namespace {
+constexpr int kRestartVersion = 1;
+constexpr int kScalarsInRestart = 14;
+
+// rank 0's string (e.g. an error message, empty = fine) on every rank
+std::string bcast_string(std::string s, MPI_Comm world)
+{
+  int me = 0;
+  MPI_Comm_rank(world, &me);
+  long long n = static_cast<long long>(s.size());
+  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, world);
+  s.resize(static_cast<size_t>(n));
+  if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
+  return s;
+}
+
+std::string read_file(const std::string &path)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw nep::Error(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}    // namespace
+
+// rank 0 only
+struct FixNEPTrain::Impl {
+  nep::TrainConfig cfg;
+  std::unique_ptr<nep::OtfBuffer> buffer;
+  nep::OtfWorker worker;
+  std::unique_ptr<nep::Model> model;          // latest adopted (or start) model
+  std::unique_ptr<nep::Calculator> calc;      // that model, for selection and fresh-frame errors
+  std::vector<int> model_type;                // LAMMPS type -> model type index
+  bigint round_started_step = 0;
+
+  void set_model(const nep::Model &m, const std::vector<std::string> &type_elements)
+  {
+    model = std::make_unique<nep::Model>(m);
+    calc.reset();
+    model_type.assign(type_elements.size() + 1, -1);
+    for (size_t t = 0; t < type_elements.size(); ++t)
+      for (int k = 0; k < m.num_types(); ++k)
+        if (m.elements[k] == type_elements[t]) model_type[t + 1] = k;
+    for (size_t t = 0; t < type_elements.size(); ++t)
+      if (model_type[t + 1] < 0) throw nep::Error("element " + type_elements[t] + " is not in the model");
+    // OpenMP backend on the main thread: the training thread owns Kokkos::Serial
+    calc = std::make_unique<nep::Calculator>(*model, nep::Precision::Double, nep::Backend::OpenMP);
+  }
+};
+
+/* ---------------------------------------------------------------------- */
+
+FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg), impl(new Impl)
+{
+  const std::string usage =
+      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] "
+      "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
+      "[elements El1 ... ElN]";
+  if (igroup != 0) error->all(FLERR, "fix nep/train must use group all");
+  nep_lmp::check_units(lmp, "fix nep/train");
+  int iarg = 3;
+  while (iarg < narg) {
+    const std::string key = arg[iarg];
+    auto need = [&](int n) {
+      if (iarg + n >= narg) error->all(FLERR, "Illegal fix nep/train command: '{}' needs a value. Usage: {}", key, usage);
+    };
+    if (key == "every") {
+      need(1);
+      every = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "buffer") {
+      need(1);
+      buffer_path = arg[iarg + 1];
+      iarg += 2;
+    } else if (key == "model") {
+      need(1);
+      model_path = arg[iarg + 1];
+      iarg += 2;
+    } else if (key == "input") {
+      need(1);
+      input_path = arg[iarg + 1];
+      iarg += 2;
+    } else if (key == "start") {
+      need(1);
+      start_path = arg[iarg + 1];
+      iarg += 2;
+    } else if (key == "seed") {
+      need(1);
+      seed = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "train_every") {
+      need(1);
+      train_every = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "epochs") {
+      need(1);
+      epochs = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "capacity") {
+      need(1);
+      capacity = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "heldout") {
+      need(1);
+      heldout = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "select") {
+      need(1);
+      if (strcmp(arg[iarg + 1], "every") == 0) {
+        select_threshold = -1.0;
+        iarg += 2;
+      } else if (strcmp(arg[iarg + 1], "error") == 0) {
+        need(2);
+        select_threshold = utils::numeric(FLERR, arg[iarg + 2], false, lmp);
+        if (select_threshold < 0) error->all(FLERR, "fix nep/train: select error X needs X >= 0 (eV/Angstrom)");
+        iarg += 3;
+      } else {
+        error->all(FLERR, "fix nep/train: select must be 'every' or 'error X', not '{}'", arg[iarg + 1]);
+      }
+    } else if (key == "threads") {
+      need(1);
+      threads = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "nice") {
+      need(1);
+      nice = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "deploy") {
+      need(1);
+      if (strcmp(arg[iarg + 1], "yes") == 0) deploy = true;
+      else if (strcmp(arg[iarg + 1], "no") == 0) deploy = false;
+      else error->all(FLERR, "fix nep/train: deploy must be yes or no, not '{}'", arg[iarg + 1]);
+      iarg += 2;
+    } else if (key == "elements") {
+      type_elements.clear();
+      for (int t = 0; t < atom->ntypes; ++t) {
+        need(1);
+        type_elements.emplace_back(arg[++iarg]);
+      }
+      ++iarg;
+    } else {
+      error->all(FLERR, "Illegal fix nep/train command: unknown keyword '{}'. Usage: {}", key, usage);
+    }
+  }
+  if (every <= 0) error->all(FLERR, "fix nep/train: 'every N' with N > 0 is required. Usage: {}", usage);
+  for (auto req : {std::make_pair("buffer", &buffer_path), std::make_pair("model", &model_path),
+                   std::make_pair("input", &input_path)})
+    if (req.second->empty()) error->all(FLERR, "fix nep/train: keyword '{}' is required. Usage: {}", req.first, usage);
+  if (train_every <= 0) error->all(FLERR, "fix nep/train: train_every must be positive");
+  if (epochs < 0) error->all(FLERR, "fix nep/train: epochs must be >= 0 (0: nep.in's epoch)");
+  if (capacity < 1) error->all(FLERR, "fix nep/train: capacity must be at least 1");
+  if (!(heldout >= 0.0 && heldout < 1.0)) error->all(FLERR, "fix nep/train: heldout must be in [0, 1)");
+  if (threads < 1) error->all(FLERR, "fix nep/train: threads must be at least 1");
+
+  // nep.in: read on rank 0, errors on every rank (nep.in:LINE: ... messages)
+  std::string text, err;
+  if (comm->me == 0) {
+    try {
+      text = read_file(input_path);
+      impl->cfg = nep::parse_train_config(text, input_path);
+      impl->cfg.seed = static_cast<uint64_t>(seed);
+      for (const auto &w : impl->cfg.warnings) error->warning(FLERR, "fix nep/train: {}", w);
+    } catch (std::exception &e) {
+      err = e.what();
+    }
+  }
+  err = bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
+  const std::string elements = bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
+  std::vector<std::string> nep_elements = utils::split_words(elements);
+  if (type_elements.empty()) {
+    if ((int) nep_elements.size() != atom->ntypes)
+      error->all(FLERR, "fix nep/train: {} atom types but {} lists {} elements ({}): give 'elements El1 ... El{}'",
+                 atom->ntypes, input_path, nep_elements.size(), elements, atom->ntypes);
+    type_elements = nep_elements;
+  }
+  for (int t = 0; t < atom->ntypes; ++t)
+    if (std::find(nep_elements.begin(), nep_elements.end(), type_elements[t]) == nep_elements.end())
+      error->all(FLERR, "fix nep/train: element '{}' (atom type {}) is not in {}'s type list ({})", type_elements[t],
+                 t + 1, input_path, elements);
+  if (atom->tag_enable == 0) error->all(FLERR, "fix nep/train needs atom IDs");
+
+  // threads: the training thread shares the cores with MD; spinning OpenMP workers starve it
+  if (comm->me == 0) {
+    const char *wp = getenv("OMP_WAIT_POLICY");
+    const bool passive = wp && strcasecmp(wp, "passive") == 0;
+    if (!passive && (comm->nthreads > 1 || lmp->kokkos || threads > 1))
+      error->warning(FLERR, "fix nep/train: OMP_WAIT_POLICY is not 'passive': spin-waiting OpenMP threads can slow "
+                            "MD and training many times over on a shared core (export OMP_WAIT_POLICY=passive)");
+  }
+  nep::ensure_kokkos_initialized();
+
+  vector_flag = 1;
+  size_vector = 7;
+  global_freq = 1;
+  extvector = 0;
+  restart_global = 1;
+  nevery = every;
+  comm_reverse = 3;
+
+  // computes that make the integrator tally the global energy and virial on sampling steps
+  id_pe = std::string(id) + "_nep_train_pe";
+  id_press = std::string(id) + "_nep_train_press";
+  c_pe = modify->add_compute(id_pe + " all pe");
+  c_press = modify->add_compute(id_press + " all pressure NULL virial");
+}
+
+FixNEPTrain::~FixNEPTrain()
+{
+  if (impl) impl->worker.request_stop();    // a round still running is abandoned (joined by ~OtfWorker)
+  if (modify) {
+    if (modify->find_compute(id_pe) >= 0) modify->delete_compute(id_pe);
+    if (modify->find_compute(id_press) >= 0) modify->delete_compute(id_press);
+  }
+}
+
+int FixNEPTrain::setmask()
+{
+  return PRE_REVERSE | END_OF_STEP | POST_RUN;
+}
+
+void FixNEPTrain::init()
+{
+  if (!force->pair) error->all(FLERR, "fix nep/train needs a pair style (the teacher)");
+  c_pe = modify->compute[modify->find_compute(id_pe)];
+  c_press = modify->compute[modify->find_compute(id_press)];
+  if (buffer_open_done) return;    // the buffer is opened (and the state broadcast) once
+  buffer_open_done = true;
+  std::string err;
+  double state[2] = {0, 0};
+  if (comm->me == 0) {
+    try {
+      nep::OtfBufferOptions bo;
+      bo.path = buffer_path;
+      bo.seed = static_cast<uint64_t>(seed);
+      bo.capacity = capacity;
+      bo.heldout = heldout;
+      impl->buffer = std::make_unique<nep::OtfBuffer>(bo, restart_frames);
+      state[0] = static_cast<double>(impl->buffer->frames());
+      state[1] = static_cast<double>(impl->buffer->dropped());
+      // the model rounds start from: the restart's, else `start`, else nep.in's fine_tune
+      if (!model_text.empty()) {
+        impl->set_model(nep::parse_model(model_text, "restart file model"), type_elements);
+      } else {
+        std::string path = !start_path.empty() ? start_path : impl->cfg.fine_tune;
+        if (!path.empty()) {
+          impl->set_model(nep::read_model(path), type_elements);
+          model_text = nep::format_model(*impl->model);
+        }
+      }
+    } catch (std::exception &e) {
+      err = e.what();
+    }
+  }
+  err = bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
+  MPI_Bcast(state, 2, MPI_DOUBLE, 0, world);
+  frames = static_cast<bigint>(state[0]);
+  model_text = bcast_string(model_text, world);
+  if (comm->me == 0) {
+    if (state[1] > 0)
+      error->warning(FLERR, "fix nep/train: dropped {} frames of {} written after the restart point (they will be "
+                     "sampled again)", static_cast<bigint>(state[1]), buffer_path);
+    utils::logmesg(lmp, "fix nep/train: buffer {} holds {} frames; sampling every {} steps, a round every {} frames\n",
+                   buffer_path, frames, every, train_every);
+  }
+  if (restart_frames < 0) next_round_at = std::max<bigint>(train_every, 1);
+  if (restart_round_running) {    // the round in flight when the restart was written: run it again
+    restart_round_running = false;
+    start_round();
+  }
+}
+
+void FixNEPTrain::setup(int)
+{
+  schedule_next_sample();
+}
+
+void FixNEPTrain::request_tally(bigint step)
+{
+  c_pe->addstep(step);
+  c_press->addstep(step);
+}
+
+void FixNEPTrain::schedule_next_sample()
+{
+  next_sample = (update->ntimestep / every + 1) * every;
+  request_tally(next_sample);
+}
+
+void FixNEPTrain::pre_reverse(int, int)
+{
+  if (update->ntimestep != next_sample) return;
+  if (update->eflag_global != update->ntimestep || update->vflag_global != update->ntimestep)
+    error->all(FLERR, "fix nep/train: energy and virial were not tallied on step {} (a fix or run option "
+               "suppressed them)", update->ntimestep);
+  sample();
+  sampled_now = true;
+}
+
+void FixNEPTrain::sample()
+{
+  const int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
+  double **f = atom->f, **x = atom->x;
+  fcopy.resize(3 * static_cast<size_t>(nall));
+  for (int i = 0; i < nall; ++i)
+    for (int d = 0; d < 3; ++d) fcopy[3 * i + d] = f[i][d];
+  if (force->newton) comm->reverse_comm_fix(this, 3);    // ghost parts onto their owners
+
+  // teacher energy and virial (xx yy zz xy xz yz), all ranks
+  double ev[7] = {force->pair->eng_vdwl + force->pair->eng_coul, 0, 0, 0, 0, 0, 0};
+  for (int c = 0; c < 6; ++c) ev[1 + c] = force->pair->virial[c];
+  if (force->kspace) {
+    ev[0] += force->kspace->energy;
+    for (int c = 0; c < 6; ++c) ev[1 + c] += force->kspace->virial[c];
+  }
+  double tot[7];
+  MPI_Allreduce(ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
+
+  // atoms to rank 0: tag, type, position relative to the box origin, teacher force
+  constexpr int W = 8;
+  std::vector<double> mine(static_cast<size_t>(W) * nlocal);
+  for (int i = 0; i < nlocal; ++i) {
+    double *m = &mine[static_cast<size_t>(W) * i];
+    m[0] = static_cast<double>(atom->tag[i]);
+    m[1] = atom->type[i];
+    for (int d = 0; d < 3; ++d) m[2 + d] = x[i][d] - domain->boxlo[d];
+    for (int d = 0; d < 3; ++d) m[5 + d] = fcopy[3 * i + d];
+  }
+  int n = W * nlocal;
+  std::vector<int> counts(comm->nprocs), displs(comm->nprocs);
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
+  std::vector<double> all;
+  if (comm->me == 0) {
+    int total = 0;
+    for (int r = 0; r < comm->nprocs; ++r) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    all.resize(total);
+  }
+  MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
+
+  // rank 0: build, check, select, append. state: frames, rejected, fresh_se, fresh_n, error flag
+  double st[4] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n)};
+  std::string err, warn;
+  if (comm->me == 0) {
+    const bigint natoms = static_cast<bigint>(all.size() / W);
+    std::vector<bigint> order(natoms);
+    for (bigint k = 0; k < natoms; ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](bigint a, bigint b) { return all[W * a] < all[W * b]; });
+    nep::TrainingFrame fr;
+    fr.species.resize(natoms);
+    fr.pos.resize(3 * natoms);
+    fr.forces.resize(3 * natoms);
+    bool finite = std::isfinite(tot[0]);
+    std::vector<int> types(natoms);
+    for (bigint k = 0; k < natoms; ++k) {
+      const double *m = &all[W * order[k]];
+      types[k] = static_cast<int>(m[1]);
+      fr.species[k] = type_elements[types[k] - 1];
+      for (int d = 0; d < 3; ++d) {
+        fr.pos[3 * k + d] = m[2 + d];
+        fr.forces[3 * k + d] = m[5 + d];
+        finite = finite && std::isfinite(m[2 + d]) && std::isfinite(m[5 + d]);
+      }
+    }
+    const double h[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
+    std::copy(h, h + 9, fr.cell);
+    fr.pbc[0] = domain->xperiodic;
+    fr.pbc[1] = domain->yperiodic;
+    fr.pbc[2] = domain->zperiodic;
+    fr.has_energy = fr.has_forces = fr.has_virial = true;
+    fr.energy = tot[0];
+    // LAMMPS order xx yy zz xy xz yz -> row-major 3x3 (symmetric)
+    const int map9[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+    for (int c = 0; c < 9; ++c) {
+      fr.virial[c] = tot[1 + map9[c]];
+      finite = finite && std::isfinite(fr.virial[c]);
+    }
+    bool keep = true;
+    if (!finite) {
+      keep = false;
+      ++rejected;
+      warn = fmt::format("fix nep/train: step {}: the teacher gave non-finite energy, virial, forces or positions; "
+                         "frame rejected (nothing else changed)", update->ntimestep);
+    } else if (impl->calc) {
+      // the current model on a frame it has never seen: honest error, and the selection rule
+      try {
+        nep::Structure s;
+        s.type.resize(natoms);
+        for (bigint k = 0; k < natoms; ++k) s.type[k] = impl->model_type[types[k]];
+        s.x = fr.pos;
+        std::copy(fr.cell, fr.cell + 9, s.cell.h);
+        for (int d = 0; d < 3; ++d) s.cell.pbc[d] = fr.pbc[d];
+        const nep::Prediction p = impl->calc->compute(s, false);
+        double se = 0.0;
+        for (bigint k = 0; k < 3 * natoms; ++k) se += (p.force[k] - fr.forces[k]) * (p.force[k] - fr.forces[k]);
+        fresh_se += se;
+        fresh_n += 3 * natoms;
+        if (select_threshold >= 0.0 && std::sqrt(se / (3.0 * natoms)) <= select_threshold) {
+          keep = false;
+          ++rejected;
+        }
+      } catch (std::exception &e) {
+        err = e.what();
+      }
+    }
+    if (keep && err.empty()) {
+      try {
+        impl->buffer->add(fr);
+        frames = impl->buffer->frames();
+      } catch (std::exception &e) {
+        err = e.what();
+      }
+    }
+    st[0] = static_cast<double>(frames);
+    st[1] = static_cast<double>(rejected);
+    st[2] = fresh_se;
+    st[3] = static_cast<double>(fresh_n);
+  }
+  err = bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
+  if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
+  MPI_Bcast(st, 4, MPI_DOUBLE, 0, world);
+  frames = static_cast<bigint>(st[0]);
+  rejected = static_cast<bigint>(st[1]);
+  fresh_se = st[2];
+  fresh_n = static_cast<bigint>(st[3]);
+}
+
+void FixNEPTrain::end_of_step()
+{
+  if (sampled_now) {
+    sampled_now = false;
+    if (frames >= next_round_at) {
+      if (round_running) adopt_round();
+      start_round();
+      next_round_at = frames + train_every;
+    }
+  }
+  schedule_next_sample();
+}
+
+void FixNEPTrain::start_round()
+{
+  int started = 0;
+  std::string err;
+  if (comm->me == 0) {
+    try {
+      if (!impl->buffer->train().empty()) {
+        nep::OtfRoundInput in;
+        in.cfg = impl->cfg;
+        in.train = impl->buffer->train();
+        in.heldout = impl->buffer->heldout();
+        in.has_start = impl->model != nullptr;
+        if (in.has_start) in.start = *impl->model;
+        in.round = static_cast<uint64_t>(rounds) + 1;
+        in.epochs = epochs;
+        in.threads = threads;
+        utils::logmesg(lmp, "fix nep/train: round {} started at step {} on {} training + {} held-out frames\n",
+                       rounds + 1, update->ntimestep, in.train.size(), in.heldout.size());
+        impl->round_started_step = update->ntimestep;
+        impl->worker.start(std::move(in), nice);
+        started = 1;
+      }
+    } catch (std::exception &e) {
+      err = e.what();
+    }
+  }
+  err = bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: cannot start a training round: {}", err);
+  MPI_Bcast(&started, 1, MPI_INT, 0, world);
+  round_running = started != 0;
+}
+
+void FixNEPTrain::adopt_round()
+{
+  std::string err;
+  double m[5] = {0, 0, 0, 0, 0};
+  if (comm->me == 0) {
+    try {
+      const double t0 = MPI_Wtime();
+      const bool waited = !impl->worker.finished();
+      nep::OtfRoundResult r = impl->worker.join();
+      const double waited_s = MPI_Wtime() - t0;
+      if (r.reverted)
+        error->warning(FLERR, "fix nep/train: round {} did not improve the model on its training frames; keeping "
+                       "the previous model (if this repeats, lower lr in {})", rounds + 1, input_path);
+      impl->set_model(r.model, type_elements);
+      model_text = nep::format_model(*impl->model);
+      nep::write_model(*impl->model, model_path);
+      m[0] = 1e3 * r.train_rmse_f;
+      m[1] = 1e3 * r.heldout_rmse_f;
+      m[2] = 1e3 * r.heldout_rmse_e;
+      m[3] = 1e3 * r.train_rmse_e;
+      utils::logmesg(lmp,
+                     "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
+                     "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
+                     rounds + 1, update->ntimestep, r.epochs, r.seconds, r.n_train, m[0], m[3], r.n_heldout, m[1], m[2],
+                     waited ? fmt::format("MD waited {:.1f} s; ", waited_s) : "", model_path);
+    } catch (std::exception &e) {
+      err = e.what();
+    }
+  }
+  err = bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: training round {} failed: {}", rounds + 1, err);
+  MPI_Bcast(m, 5, MPI_DOUBLE, 0, world);
+  model_text = bcast_string(model_text, world);
+  for (int k = 0; k < 4; ++k) metrics[k] = m[k];
+  ++rounds;
+  round_running = false;
+  fresh_se = 0.0;    // fresh-frame errors restart with the new model
+  fresh_n = 0;
+  if (deploy) deploy_model();
+}
+
+void FixNEPTrain::deploy_model()
+{
+  nep::Model m;
+  try {
+    m = nep::parse_model(model_text, model_path);
+  } catch (std::exception &e) {
+    error->all(FLERR, "fix nep/train: cannot deploy: {}", e.what());
+  }
+  int found = 0;
+  std::vector<Pair *> seen;
+  for (int nsub = 1;; ++nsub) {
+    Pair *p = force->pair_match("^nep", 0, nsub);
+    if (!p || std::find(seen.begin(), seen.end(), p) != seen.end()) break;
+    seen.push_back(p);
+    auto *pn = dynamic_cast<PairNEP *>(p);
+    if (!pn) continue;
+    std::string why;
+    if (pn->replace_model(m, why)) ++found;
+    else if (comm->me == 0) error->warning(FLERR, "fix nep/train: deploy skipped for a nep pair style: {}", why);
+  }
+  if (comm->me == 0) {
+    if (found) utils::logmesg(lmp, "fix nep/train: deployed round {} model into {} nep pair style(s)\n", rounds, found);
+    else error->warning(FLERR, "fix nep/train: deploy yes, but no active nep pair style took the model");
+  }
+}
+
+void FixNEPTrain::post_run()
+{
+  if (round_running) adopt_round();    // finish the round in flight: the model is written now
+}
+
+double FixNEPTrain::compute_vector(int i)
+{
+  switch (i) {
+    case 0: return static_cast<double>(frames);
+    case 1: return rounds;
+    case 2: return metrics[0];    // train force RMSE of the latest model, meV/A
+    case 3: return metrics[1];    // held-out force RMSE, meV/A
+    case 4: return metrics[2];    // held-out energy RMSE, meV/atom
+    case 5: return fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0;    // never-seen frames, meV/A
+    case 6: return static_cast<double>(rejected);
+    default: return 0.0;
+  }
+}
+
+/* ---- restart: counters, metrics and the adopted model's text ---- */
+
+void FixNEPTrain::write_restart(FILE *fp)
+{
+  if (comm->me != 0) return;
+  double s[kScalarsInRestart] = {double(kRestartVersion), double(frames), double(next_round_at), double(rejected),
+                                 double(rounds), metrics[0], metrics[1], metrics[2], metrics[3], metrics[4], fresh_se,
+                                 double(fresh_n), double(round_running ? 1 : 0), double(model_text.size())};
+  int size = static_cast<int>(sizeof(s) + model_text.size());
+  fwrite(&size, sizeof(int), 1, fp);
+  fwrite(s, sizeof(double), kScalarsInRestart, fp);
+  if (!model_text.empty()) fwrite(model_text.data(), 1, model_text.size(), fp);
+}
+
+void FixNEPTrain::restart(char *buf)
+{
+  double s[kScalarsInRestart];
+  memcpy(s, buf, sizeof(s));
+  if (static_cast<int>(s[0]) != kRestartVersion)
+    error->all(FLERR, "fix nep/train: restart data version {} is not supported (this build reads {})", s[0],
+               kRestartVersion);
+  restart_frames = static_cast<bigint>(s[1]);
+  frames = restart_frames;
+  next_round_at = static_cast<bigint>(s[2]);
+  rejected = static_cast<bigint>(s[3]);
+  rounds = static_cast<int>(s[4]);
+  for (int k = 0; k < 5; ++k) metrics[k] = s[5 + k];
+  fresh_se = s[10];
+  fresh_n = static_cast<bigint>(s[11]);
+  restart_round_running = s[12] != 0.0;
+  model_text.assign(buf + sizeof(s), static_cast<size_t>(s[13]));
+}
+
+/* ---- reverse comm of the teacher's ghost forces (newton on) ---- */
+
+int FixNEPTrain::pack_reverse_comm(int n, int first, double *buf)
+{
+  int m = 0;
+  for (int i = first; i < first + n; ++i)
+    for (int d = 0; d < 3; ++d) buf[m++] = fcopy[3 * static_cast<size_t>(i) + d];
+  return m;
+}
+
+void FixNEPTrain::unpack_reverse_comm(int n, int *list, double *buf)
+{
+  int m = 0;
+  for (int k = 0; k < n; ++k)
+    for (int d = 0; d < 3; ++d) fcopy[3 * static_cast<size_t>(list[k]) + d] += buf[m++];
+}
+
+double FixNEPTrain::memory_usage()
+{
+  double bytes = fcopy.capacity() * sizeof(double) + model_text.capacity();
+  if (impl->buffer) {
+    for (const auto *set : {&impl->buffer->train(), &impl->buffer->heldout()})
+      for (const auto &fr : *set) bytes += fr.pos.capacity() * 2 * sizeof(double) + fr.species.size() * 32.0;
+  }
+  return bytes;
+}

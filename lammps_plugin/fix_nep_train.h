@@ -1,0 +1,83 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   lammps-nep: fix nep/train — on-the-fly NEP training from the running ("teacher") pair style.
+   Samples frames into an HDF5 buffer, trains rounds on a background thread through the
+   lammps-nep trainer library, writes and optionally deploys nep.txt (docs/fix_nep_train.rst).
+   No LibTorch, Kokkos or HDF5 in this header.
+------------------------------------------------------------------------- */
+#ifndef LMP_NEP_FIX_NEP_TRAIN_H
+#define LMP_NEP_FIX_NEP_TRAIN_H
+
+#include "fix.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace LAMMPS_NS {
+
+class FixNEPTrain : public Fix {
+ public:
+  FixNEPTrain(class LAMMPS *, int, char **);
+  ~FixNEPTrain() override;
+  int setmask() override;
+  void init() override;
+  void setup(int) override;
+  void pre_reverse(int, int) override;
+  void end_of_step() override;
+  void post_run() override;
+  double compute_vector(int) override;
+  void write_restart(FILE *) override;
+  void restart(char *) override;
+  int pack_reverse_comm(int, int, double *) override;
+  void unpack_reverse_comm(int, int *, double *) override;
+  double memory_usage() override;
+
+  struct Impl;    // rank-0 state: buffer, trainer thread, selection model (fix_nep_train.cpp)
+
+ private:
+  std::unique_ptr<Impl> impl;
+  // ---- settings (same on every rank)
+  int every = 0;                   // sample every this many steps
+  std::string buffer_path, model_path, input_path, start_path;
+  bigint seed = 1;
+  int train_every = 10;            // a round is due every this many kept frames
+  int epochs = 0;                  // epochs per round (0: nep.in's epoch)
+  bigint capacity = 1000;          // training frames held in memory (reservoir)
+  double heldout = 0.1;            // held-out fraction
+  double select_threshold = -1.0;  // select error X (eV/A); < 0: keep every frame
+  int threads = 1, nice = 0;
+  bool deploy = false;
+  std::vector<std::string> type_elements;    // element of each LAMMPS type (1-based: [t-1])
+
+  // ---- state (same on every rank)
+  bigint next_sample = -1;         // step of the next sample
+  bigint frames = 0;               // frames in the buffer
+  bigint next_round_at = 0;        // buffer size at which the next round is due
+  bigint rejected = 0;             // frames rejected (non-finite teacher output, or selection)
+  int rounds = 0;                  // rounds adopted
+  bool round_running = false;
+  double metrics[5] = {0, 0, 0, 0, 0};   // latest round: train F, held-out F (meV/A), held-out E, train E (meV/atom)
+  double fresh_se = 0.0;           // current model on frames it never saw: sum of squared errors
+  bigint fresh_n = 0;
+  bigint restart_frames = -1;      // frames the restart file expects in the buffer
+  bool restart_round_running = false;  // a round was in flight when the restart was written
+  bool buffer_open_done = false;
+  std::string model_text;          // latest adopted model (nep.txt text), every rank
+
+  // ---- sampling scratch
+  std::vector<double> fcopy;       // teacher forces of local + ghost atoms (3 per atom)
+  bool sampled_now = false;
+
+  void schedule_next_sample();
+  void request_tally(bigint step);
+  void sample();
+  void start_round();
+  void adopt_round();
+  void deploy_model();
+  class Compute *c_pe = nullptr, *c_press = nullptr;
+  std::string id_pe, id_press;
+};
+
+}    // namespace LAMMPS_NS
+
+#endif

@@ -1,0 +1,130 @@
+#include "nep/otf_round.hpp"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "nep/error.hpp"
+#include "nep/train_gradient.hpp"
+#include "session.hpp"
+
+namespace nep {
+
+OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop) {
+  using namespace train;
+  const auto t0 = std::chrono::steady_clock::now();
+  const TrainConfig& cfg = in.cfg;
+  const Comm comm = Comm::local();  // not MPI's main thread: never call MPI
+  Model model = in.has_start ? in.start : make_model_skeleton(cfg);
+  if (!in.has_start) initialise_parameters(model, cfg.seed);
+
+  Dataset train = make_dataset(in.train, "on-the-fly buffer (training frames)", model);
+  Dataset held = make_dataset(in.heldout, "on-the-fly buffer (held-out frames)", model);
+  OtfRoundResult res;
+  res.n_train = train.size();
+  res.n_heldout = held.size();
+  if (train.size() == 0) throw Error("on-the-fly round: no training frames");
+  const double cutoff = model.cutoff_max();
+  NeighborCache train_cache(train, cutoff, cfg.cache_mb), held_cache(held, cutoff, cfg.cache_mb);
+  BatchLoss loss(in.threads);
+  fit_descriptor_scaler(model, train, train_cache, loss, comm, in.has_start ? ScalerMode::Expand : ScalerMode::Fresh);
+  const SetResult before = evaluate_set(model, train, train_cache, loss, comm, true, false);  // b1 for the current data
+  // the round's objective on its training frames (unregularised), to guard against a diverged round
+  auto objective = [&](const ErrorSums& e) {
+    return cfg.lambda_e * rmse(e.se_e, e.n_e) * rmse(e.se_e, e.n_e) + cfg.lambda_f * rmse(e.se_f, e.n_f) * rmse(e.se_f, e.n_f) +
+           cfg.lambda_v * rmse(e.se_v, e.n_v) * rmse(e.se_v, e.n_v);
+  };
+
+  Optimizer opt(trainable_parameters(model), optimizer_options(cfg));
+  // learning rate: geometric decay over the round, lr -> lr/10 (not below stop_lr), so every
+  // round ends with small steps near its minimum
+  const int epochs = in.epochs > 0 ? in.epochs : cfg.epoch;
+  auto lr_at = [&](int e) {
+    const double x = epochs > 1 ? double(e) / (epochs - 1) : 1.0;
+    return std::max(cfg.lr * std::pow(0.1, x), std::min(cfg.lr, cfg.stop_lr));
+  };
+  const LossWeights w{cfg.lambda_e, cfg.lambda_f, cfg.lambda_v};
+  // keep the best of the start and of checkpoints every epochs/4 epochs (objective on the
+  // round's training frames, b1 solved exactly at each): a round never returns a worse model
+  const int check_every = std::max(1, epochs / 4);
+  Model best = model;
+  SetResult best_eval = before;
+  double best_obj = objective(before.err);
+  bool improved = !in.has_start;  // a fresh start is no model to keep
+  if (!in.has_start) best_obj = INFINITY;
+  int epoch = 0;
+  while (epoch < epochs) {
+    opt.set_lr(lr_at(epoch));
+    bool stopped = false;
+    const EpochResult er = train_epoch(model, train, train_cache, loss, opt, comm, cfg.batch, cfg.seed,
+                                       (in.round << 32) + static_cast<uint64_t>(epoch), w, stop, &stopped);
+    if (stopped) {
+      res.stopped = true;
+      break;
+    }
+    ++epoch;
+    res.loss = er.loss;
+    if (epoch % check_every == 0 || epoch == epochs) {
+      SetResult ev = evaluate_set(model, train, train_cache, loss, comm, true, false);
+      const double o = objective(ev.err);
+      if (o < best_obj) {
+        best_obj = o;
+        best = model;
+        best_eval = ev;
+        improved = true;
+      }
+    }
+  }
+  res.epochs = epoch;
+  res.reverted = !improved;
+  model = best;
+  const SetResult& tr = best_eval;
+  const SetResult he = evaluate_set(model, held, held_cache, loss, comm, false, false);
+  res.train_rmse_e = rmse(tr.err.se_e, tr.err.n_e);
+  res.train_rmse_f = rmse(tr.err.se_f, tr.err.n_f);
+  res.train_rmse_v = rmse(tr.err.se_v, tr.err.n_v);
+  res.heldout_rmse_e = rmse(he.err.se_e, he.err.n_e);
+  res.heldout_rmse_f = rmse(he.err.se_f, he.err.n_f);
+  res.model = std::move(model);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+OtfWorker::~OtfWorker() {
+  if (thread_.joinable()) {
+    stop_ = true;
+    thread_.join();
+  }
+}
+
+void OtfWorker::start(OtfRoundInput in, int nice) {
+  if (running_) throw Error("on-the-fly training: a round is already running");
+  stop_ = false;
+  done_ = false;
+  error_.clear();
+  running_ = true;
+  thread_ = std::thread([this, nice](OtfRoundInput input) {
+    if (nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+    try {
+      result_ = train_otf_round(input, &stop_);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    } catch (...) {
+      error_ = "unknown error in the training thread";
+    }
+    done_ = true;
+  }, std::move(in));
+}
+
+OtfRoundResult OtfWorker::join() {
+  if (!running_) throw Error("on-the-fly training: no round to join");
+  thread_.join();
+  running_ = false;
+  if (!error_.empty()) throw Error(error_);
+  return std::move(result_);
+}
+
+}  // namespace nep

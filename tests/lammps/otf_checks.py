@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""fix nep/train end to end on a 64-atom Si box with a Stillinger-Weber teacher:
+- buffered frames equal what LAMMPS reports for the teacher on the same steps (dump forces minus a
+  fix addforce the buffer must exclude, thermo pe, and the virial from compute pressure), 1e-10;
+- the written nep.txt loads in pair_style nep/gpu in the same deck, and deploy yes pushes each
+  round's model into a nep style under pair_style hybrid/scaled;
+- same seed: same buffer and same nep.txt bytes when repeated and with threads 2; mpirun -np 2
+  gives the 1-rank buffer (1e-10) and a model equal to 1e-10;
+- write_restart/read_restart continues the buffer with no duplicate or lost frame (equal to an
+  uninterrupted run), and drops frames written after the restart point;
+- kill -9 in the middle of a run leaves a readable buffer whose frames all survive a reopen;
+- bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
+import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--lmp", required=True)
+ap.add_argument("--plugin", required=True)
+ap.add_argument("--frames", required=True, help="nep-frames (h5 -> xyz)")
+ap.add_argument("--mpi", action="store_true")
+args = ap.parse_args()
+
+# Stillinger-Weber silicon (Stillinger & Weber, PRB 31, 5262 (1985)), in LAMMPS's sw format
+SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
+NEP_IN = """type 1 Si
+cutoff 4.2 3.7
+n_max 4 4
+basis_size 6 6
+l_max 4 2 0
+neuron 8
+batch 2
+epoch 4
+"""
+NKTV2P = 1.6021765e6  # metal units: bar per eV/A^3 (LAMMPS force.cpp)
+failures, passed = [], [0]
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    passed[0] += bool(cond)
+    if not cond:
+        failures.append(what)
+
+
+def deck(fix_args="", steps=60, extra_before="", extra_after="", restart_in=None, units="metal", every=10,
+         buffer="si.h5", thermo=True, integrate="fix nve all nve"):
+    head = f"read_restart {restart_in}\n" if restart_in else f"""units {units}
+boundary p p p
+lattice diamond 5.431
+region box block 0 2 0 2 0 2
+create_box 1 box
+create_atoms 1 box
+mass 1 28.0855
+displace_atoms all random 0.1 0.1 0.1 4242
+velocity all create 1500 7 loop geom
+"""
+    th = ("thermo_style custom step pe f_learn[1] f_learn[2] f_learn[3] f_learn[4] f_learn[5] f_learn[6] f_learn[7]\n"
+          "thermo_modify format float %.17g\nthermo 10\n") if thermo else ""
+    return f"""{head}plugin load {args.plugin}
+pair_style sw
+pair_coeff * * Si.sw Si
+{integrate}
+{extra_before}
+fix learn all nep/train every {every} buffer {buffer} model si.nep.txt input nep.in seed 7 train_every 3 {fix_args}
+{th}run {steps}
+{extra_after}"""
+
+
+def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True):
+    open(os.path.join(d, name), "w").write(text)
+    cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"]
+    if np > 1:
+        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
+    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout, env=env)
+    log = open(os.path.join(d, name + ".log")).read() if os.path.exists(os.path.join(d, name + ".log")) else ""
+    if expect_ok and p.returncode != 0:
+        print(p.stdout[-2000:], p.stderr[-2000:], log[-2000:])
+    return p, log + p.stdout + p.stderr
+
+
+def newdir(tag):
+    d = tempfile.mkdtemp(prefix=f"otf_{tag}_")
+    open(os.path.join(d, "Si.sw"), "w").write(SI_SW)
+    open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
+    return d
+
+
+def read_buffer(d, name="si.h5"):
+    """Frames of the buffer as (lattice, energy, virial[9], species, pos, forces) via nep-frames."""
+    xyz = os.path.join(d, name + ".xyz")
+    subprocess.run([args.frames, os.path.join(d, name), xyz], check=True, capture_output=True)
+    lines = open(xyz).read().splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        n = int(lines[i])
+        head = lines[i + 1]
+        energy = float(re.search(r"energy=(\S+)", head).group(1))
+        virial = [float(v) for v in re.search(r'virial="([^"]+)"', head).group(1).split()]
+        atoms = [l.split() for l in lines[i + 2:i + 2 + n]]
+        pos = [[float(v) for v in a[1:4]] for a in atoms]
+        frc = [[float(v) for v in a[4:7]] for a in atoms]
+        out.append(dict(energy=energy, virial=virial, pos=pos, force=frc))
+        i += n + 2
+    return out
+
+
+def thermo_rows(log):
+    rows, on = [], False
+    for line in log.splitlines():
+        if line.startswith("Step"):
+            on, keys = True, line.split()
+            continue
+        if on:
+            if line.startswith("Loop time"):
+                on = False
+                continue
+            parts = line.split()
+            if len(parts) == len(keys) and re.match(r"^-?\d", parts[0]):  # skip messages between rows
+                rows.append(dict(zip(keys, [float(x) for x in parts])))
+    return rows
+
+
+def rel(a, b):
+    scale = max(max(abs(x) for x in b), 1e-300)
+    return max(abs(x - y) for x, y in zip(a, b)) / scale
+
+
+def flat(frames, key):
+    return [v for f in frames for row in (f[key] if isinstance(f[key][0], list) else [f[key]]) for v in row]
+
+
+def numbers(path):
+    out = []
+    for tok in open(path).read().split():
+        try:
+            out.append(float(tok))
+        except ValueError:
+            pass
+    return out
+
+
+def frames_close(a, b, tol=1e-10):
+    if len(a) != len(b) or not a:
+        return False, f"{len(a)} vs {len(b)} frames"
+    dev = max(rel(flat(a, k), flat(b, k)) for k in ("force", "virial", "pos"))
+    dev = max(dev, rel([f["energy"] for f in a], [f["energy"] for f in b]))
+    return dev <= tol, f"max rel dev {dev:.1e}"
+
+
+# ---- 1. teacher labels: buffer == LAMMPS's own numbers on the same steps
+d = newdir("labels")
+p, log = run(d, deck(extra_before="fix push all addforce 0.5 -0.25 0.125\n"
+                     "compute vir all pressure NULL virial\n"
+                     "dump dd all custom 10 dump.si id x y z fx fy fz\n"
+                     "dump_modify dd sort id format float %.17g\n", steps=80,
+                     extra_after="variable v equal vol\nprint \"VOL ${v}\"\n").replace(
+    "thermo_style custom step pe", "thermo_style custom step pe c_vir[1] c_vir[2] c_vir[3] c_vir[4] c_vir[5] c_vir[6]"))
+check(p.returncode == 0, "short on-the-fly run (64 Si atoms, sw teacher) completes")
+buf = read_buffer(d)
+check(len(buf) == 8, f"8 frames sampled in 80 steps with every 10 (got {len(buf)})")
+rows = [r for r in thermo_rows(log) if r["Step"] > 0]
+vol = float(re.search(r"^VOL (\S+)", log, re.M).group(1))
+dump = {}
+blocks = open(os.path.join(d, "dump.si")).read().split("ITEM: TIMESTEP\n")[1:]
+for blk in blocks:
+    ls = blk.splitlines()
+    step = int(ls[0])
+    atoms = [l.split() for l in ls[ls.index("ITEM: ATOMS id x y z fx fy fz") + 1:]]
+    dump[step] = [[float(v) - (0.5, -0.25, 0.125)[k] for k, v in enumerate(a[4:7])] for a in atoms]
+e_dev = rel([f["energy"] for f in buf], [r["PotEng"] for r in rows])
+f_dev = rel(flat(buf, "force"), [v for s in sorted(dump) if s > 0 for a in dump[s] for v in a])
+vref = []
+for r in rows:  # pressure (bar) -> virial (eV): W = p V / nktv2p; rows xx yy zz xy xz yz
+    c = [r[f"c_vir[{k}]"] * vol / NKTV2P for k in range(1, 7)]
+    vref += [c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]]
+v_dev = rel(flat(buf, "virial"), vref)
+check(e_dev < 1e-10, f"buffer energies equal thermo pe (max rel dev {e_dev:.1e})")
+check(f_dev < 1e-10, f"buffer forces equal dumped forces minus fix addforce's (max rel dev {f_dev:.1e})")
+check(v_dev < 1e-9, f"buffer virials equal compute pressure NULL virial x V (max rel dev {v_dev:.1e})")
+check(os.path.exists(os.path.join(d, "si.nep.txt")), "rounds wrote si.nep.txt")
+last = thermo_rows(log)[-1]
+check(last["f_learn[1]"] == 8 and last["f_learn[2]"] >= 1, f"f_learn[1] frames = 8, f_learn[2] rounds >= 1 ({last})")
+check(last["f_learn[3]"] > 0 and last["f_learn[6]"] > 0, "train force RMSE and fresh-frame force RMSE reported")
+
+# ---- 2. the trained model deploys: pair_style nep/gpu in the same deck; deploy yes under hybrid/scaled
+d2 = newdir("deploy")
+p, log = run(d2, deck(extra_after="unfix learn\nthermo_style one\npair_style nep/gpu\npair_coeff * * si.nep.txt Si\nrun 10\n"))
+check(p.returncode == 0 and "si.nep.txt" in log and "nep/gpu" in log, "si.nep.txt loads in pair_style nep/gpu in the same deck")
+shutil.copy(os.path.join(d2, "si.nep.txt"), os.path.join(d2, "start.nep.txt"))
+text = deck(fix_args="deploy yes", steps=40, buffer="si2.h5").replace(
+    "pair_style sw\npair_coeff * * Si.sw Si",
+    "variable wt equal 1.0\nvariable ws equal 0.0\npair_style hybrid/scaled v_wt sw v_ws nep/gpu\n"
+    "pair_coeff * * sw Si.sw Si\npair_coeff * * nep/gpu start.nep.txt Si")
+p, log = run(d2, text, name="in.deploy")
+n_dep = len(re.findall(r"deployed round \d+ model into 1 nep pair style", log))
+check(p.returncode == 0 and n_dep >= 1, f"deploy yes pushes each round's model into nep/gpu under hybrid/scaled ({n_dep} deployments)")
+
+# ---- selection: with a start model every sampled frame is first scored on it; select error X keeps
+# only frames whose force RMSE exceeds X (eV/A)
+for x, expect_kept in (("1e9", 0), ("0", 4)):
+    p, log = run(d2, deck(fix_args=f"start si.nep.txt select error {x}", steps=40, buffer=f"sel{x}.h5"), name="in.sel")
+    rows = thermo_rows(log)
+    check(p.returncode == 0 and rows[-1]["f_learn[1]"] == expect_kept and rows[-1]["f_learn[7]"] == 4 - expect_kept
+          and rows[-1]["f_learn[6]"] > 0,
+          f"select error {x}: {expect_kept} of 4 frames buffered, the rest counted as rejected, fresh-frame RMSE reported")
+
+# ---- 3. determinism: repeat, threads 2, and 2 MPI ranks
+runs = {}
+for tag, fargs, np in (("a", "", 1), ("b", "", 1), ("t2", "threads 2", 1)) + ((("mpi", "", 2),) if args.mpi else ()):
+    dd = newdir("det" + tag)
+    p, _ = run(dd, deck(fix_args=fargs, steps=90, thermo=False), np=np)
+    runs[tag] = dd
+    check(p.returncode == 0, f"determinism run {tag} ({fargs or 'threads 1'}, {np} rank(s)) completes")
+same = lambda a, b, f: filecmp.cmp(os.path.join(runs[a], f), os.path.join(runs[b], f), shallow=False)
+check(same("a", "b", "si.nep.txt"), "same seed, repeated: same nep.txt bytes")
+ba, bb = read_buffer(runs["a"]), read_buffer(runs["b"])
+check(ba == bb and len(ba) == 9, f"same seed, repeated: identical buffer ({len(ba)} frames)")
+check(same("a", "t2", "si.nep.txt"), "training threads 1 vs 2: same nep.txt bytes")
+if args.mpi:
+    ok, msg = frames_close(read_buffer(runs["mpi"]), ba)
+    check(ok, f"mpirun -np 2 buffer equals 1 rank ({msg})")
+    ma, mb = (numbers(os.path.join(runs[t], "si.nep.txt")) for t in ("a", "mpi"))
+    dev = rel(mb, ma) if len(ma) == len(mb) and ma else 1.0
+    check(dev < 1e-8, f"mpirun -np 2 model equals 1 rank (max rel dev {dev:.1e})")
+
+# ---- 4. restart: no duplicate or lost frames
+full = newdir("full")
+p, _ = run(full, deck(steps=40, thermo=False, extra_after="run 50\n"))
+rs = newdir("restart")
+p1, _ = run(rs, deck(steps=40, thermo=False, extra_after="write_restart r.restart\n"), name="in.a")
+p2, log2 = run(rs, deck(steps=50, thermo=False, restart_in="r.restart"), name="in.b")
+check(p1.returncode == 0 and p2.returncode == 0, "write_restart / read_restart decks run")
+ok, msg = frames_close(read_buffer(rs), read_buffer(full))
+check(ok, f"restarted buffer equals the uninterrupted run's ({len(read_buffer(rs))} frames, {msg})")
+# a buffer that ran past the restart point: the newer frames are dropped and sampled again
+p3, log3 = run(rs, deck(steps=50, thermo=False, restart_in="r.restart"), name="in.c")
+ok, msg = frames_close(read_buffer(rs), read_buffer(full))
+check(p3.returncode == 0 and "dropped 5 frames" in log3 and ok, f"restart from an earlier point drops the 5 newer frames ({msg})")
+
+# ---- 5. kill -9 mid-run: flushed frames readable, reopen appends after them
+kd = newdir("kill")
+open(os.path.join(kd, "in.kill"), "w").write(deck(steps=2000000, every=1, thermo=False, fix_args="train_every 1000000"))
+env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1")
+proc = subprocess.Popen([args.lmp, "-in", "in.kill", "-log", "none", "-screen", "none"], cwd=kd, env=env)
+t0 = time.time()
+while time.time() - t0 < 60 and (not os.path.exists(os.path.join(kd, "si.h5")) or os.path.getsize(os.path.join(kd, "si.h5")) < 400000):
+    time.sleep(0.05)
+time.sleep(0.3)
+proc.send_signal(signal.SIGKILL)
+proc.wait()
+try:
+    killed = read_buffer(kd)
+    check(len(killed) > 10, f"kill -9 mid-run: buffer readable with {len(killed)} complete frames")
+    p, _ = run(kd, deck(steps=30, thermo=False), name="in.reopen")
+    again = read_buffer(kd)
+    check(p.returncode == 0 and len(again) == len(killed) + 3 and again[:len(killed)] == killed,
+          f"reopened after kill -9: {len(killed)} frames intact, 3 appended ({len(again)})")
+except subprocess.CalledProcessError as e:
+    check(False, f"kill -9 mid-run: buffer unreadable ({e.stderr})")
+
+# ---- 6. errors
+ed = newdir("errors")
+cases = [
+    ("missing input", deck().replace(" input nep.in", ""), "keyword 'input' is required"),
+    ("element not in nep.in", deck(fix_args="elements C"), "element 'C' (atom type 1) is not in nep.in"),
+    ("non-metal units", deck(units="real"), "units metal"),
+    ("unwritable buffer", deck(buffer="/nonexistent/dir/si.h5"), "/nonexistent/dir/si.h5: cannot create"),
+    ("bad nep.in line", deck().replace("input nep.in", "input bad.in"), "bad.in:2:"),
+]
+open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
+for what, text, msg in cases:
+    p, log = run(ed, text, name="in.err", expect_ok=False)
+    check(p.returncode != 0 and msg in log, f"error '{what}': message contains '{msg}'")
+# a teacher producing NaN: a second atom on top of the first (lj/cut at r = 0), no integration
+nan_deck = deck(every=5, steps=10, integrate="", extra_before="").replace(
+    "create_atoms 1 box\n", "create_atoms 1 box\ncreate_atoms 1 single 0 0 0 units box\n").replace(
+    "displace_atoms all random 0.1 0.1 0.1 4242\n", "").replace("pair_style sw\npair_coeff * * Si.sw Si",
+                                                              "pair_style lj/cut 3.0\npair_coeff * * 1.0 2.0")
+p, log = run(ed, nan_deck, name="in.nan", expect_ok=False)
+rows = thermo_rows(log)
+check(p.returncode == 0 and "non-finite" in log and rows and rows[-1]["f_learn[1]"] == 0 and rows[-1]["f_learn[7]"] == 2,
+      "NaN teacher forces: frames rejected with a warning, run continues, nothing buffered")
+
+print(f"{passed[0]} passed, {len(failures)} failed")
+for f in failures:
+    print("  FAILED: " + f)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,105 @@
+// On-the-fly training rounds (train_otf_round): the expanding descriptor scaler keeps a warm-start
+// model the same function (1e-12), a round lowers the loss and is deterministic, and a round that
+// diverges (absurd learning rate) is caught and its start model kept.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nep/calculator.hpp"
+#include "nep/otf_round.hpp"
+#include "nep/train_config.hpp"
+#include "nep/xyz.hpp"
+#include "test_support.hpp"
+#include "train/batch_loss.hpp"
+#include "train/dataset.hpp"
+#include "train/session.hpp"
+
+namespace {
+
+const char* kData = "train/PbTe_gpumd-example_25frames_PbTe_NEP4-NEP_CPU-double-labels_EFV_train.xyz";
+
+std::vector<nep::TrainingFrame> frames(int a, int b) {
+  auto all = nep::read_training_xyz(nep_test::data_path(kData));
+  return std::vector<nep::TrainingFrame>(all.begin() + a, all.begin() + b);
+}
+
+nep::TrainConfig config(const std::string& extra = "") {
+  return nep::parse_train_config("type 2 Te Pb\ncutoff 5 4\nn_max 4 4\nbasis_size 4 4\nl_max 4 2 0\nneuron 8\n"
+                                 "batch 2\nepoch 6\n" + extra, "nep.in");
+}
+
+TEST(OtfRound, ExpandingTheScalerKeepsTheModelTheSameFunction) {
+  nep::KokkosSession kokkos;
+  nep::Model m = nep::read_model(nep_test::data_path("potentials/PbTe_NEP4.txt"));
+  for (double& s : m.q_scaler) s *= 50.0;  // as if fitted to a much narrower range than the data
+  nep::train::Dataset data = nep::train::make_dataset(frames(0, 3), "PbTe", m);
+  nep::train::NeighborCache cache(data, m.cutoff_max(), 100);
+  nep::train::BatchLoss loss(1);
+  const nep::train::Comm comm = nep::train::Comm::local();
+  std::vector<nep::train::FramePrediction> before(3), after(3);
+  nep::train::ErrorSums e;
+  for (int f = 0; f < 3; ++f) loss.predict(m, data, f, *cache.get(f), before[f], e);
+  const nep::Model old = m;
+  nep::train::fit_descriptor_scaler(m, data, cache, loss, comm, nep::train::ScalerMode::Expand);
+  int widened = 0;
+  for (size_t d = 0; d < m.q_scaler.size(); ++d) {
+    EXPECT_LE(m.q_scaler[d], old.q_scaler[d]);
+    widened += m.q_scaler[d] < old.q_scaler[d];
+  }
+  EXPECT_GT(widened, 0);
+  for (int f = 0; f < 3; ++f) {
+    loss.predict(m, data, f, *cache.get(f), after[f], e);
+    EXPECT_NEAR(after[f].energy, before[f].energy, 1e-12 * std::fabs(before[f].energy));
+    for (size_t k = 0; k < before[f].force.size(); ++k) EXPECT_NEAR(after[f].force[k], before[f].force[k], 1e-11);
+  }
+}
+
+TEST(OtfRound, RoundsTrainWarmStartAndAreDeterministic) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  in.heldout = frames(6, 8);
+  const nep::OtfRoundResult r1 = nep::train_otf_round(in, nullptr);
+  EXPECT_EQ(r1.epochs, 6);
+  EXPECT_FALSE(r1.reverted);
+  EXPECT_GT(r1.heldout_rmse_f, 0.0);
+  in.has_start = true;
+  in.start = r1.model;
+  in.round = 2;
+  in.threads = 2;
+  const nep::OtfRoundResult r2 = nep::train_otf_round(in, nullptr);
+  EXPECT_LE(r2.train_rmse_f, r1.train_rmse_f);  // warm start from r1 on the same data improves it
+  in.threads = 1;
+  const nep::OtfRoundResult r2b = nep::train_otf_round(in, nullptr);
+  EXPECT_EQ(nep::format_model(r2.model), nep::format_model(r2b.model));  // threads 2 vs 1: same bytes
+}
+
+TEST(OtfRound, ADivergedRoundKeepsItsStartModel) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  const nep::OtfRoundResult r1 = nep::train_otf_round(in, nullptr);
+  in.cfg = config("lr 10\nmax_grad_norm 0\nweight_decay 0\n");  // steps of ~10 per parameter
+  in.has_start = true;
+  in.start = r1.model;
+  in.round = 2;
+  const nep::OtfRoundResult r2 = nep::train_otf_round(in, nullptr);
+  EXPECT_TRUE(r2.reverted);
+  EXPECT_NEAR(r2.train_rmse_f, r1.train_rmse_f, 1e-9 * r1.train_rmse_f);
+  // the kept model is r1's function (its scaler may have been widened, the weights rescaled)
+  nep::train::Dataset data = nep::train::make_dataset(frames(0, 2), "PbTe", r1.model);
+  nep::train::NeighborCache cache(data, r1.model.cutoff_max(), 100);
+  nep::train::BatchLoss loss(1);
+  nep::train::ErrorSums e;
+  for (int f = 0; f < 2; ++f) {
+    nep::train::FramePrediction p1, p2;
+    loss.predict(r1.model, data, f, *cache.get(f), p1, e);
+    loss.predict(r2.model, data, f, *cache.get(f), p2, e);
+    EXPECT_NEAR(p2.energy, p1.energy, 1e-10 * std::fabs(p1.energy));
+    for (size_t k = 0; k < p1.force.size(); ++k) EXPECT_NEAR(p2.force[k], p1.force[k], 1e-10);
+  }
+}
+
+}  // namespace
