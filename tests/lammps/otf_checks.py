@@ -65,9 +65,9 @@ fix learn all nep/train every {every} buffer {buffer} model si.nep.txt input nep
 {extra_after}"""
 
 
-def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True):
+def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=()):
     open(os.path.join(d, name), "w").write(text)
-    cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"]
+    cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"] + list(lmp_args)
     if np > 1:
         cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
     env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
@@ -151,39 +151,49 @@ def frames_close(a, b, tol=1e-10):
 
 
 # ---- 1. teacher labels: buffer == LAMMPS's own numbers on the same steps
-d = newdir("labels")
-p, log = run(d, deck(extra_before="fix push all addforce 0.5 -0.25 0.125\n"
-                     "compute vir all pressure NULL virial\n"
-                     "dump dd all custom 10 dump.si id x y z fx fy fz\n"
-                     "dump_modify dd sort id format float %.17g\n", steps=80,
-                     extra_after="variable v equal vol\nprint \"VOL ${v}\"\n").replace(
-    "thermo_style custom step pe", "thermo_style custom step pe c_vir[1] c_vir[2] c_vir[3] c_vir[4] c_vir[5] c_vir[6]"))
-check(p.returncode == 0, "short on-the-fly run (64 Si atoms, sw teacher) completes")
-buf = read_buffer(d)
-check(len(buf) == 8, f"8 frames sampled in 80 steps with every 10 (got {len(buf)})")
-rows = [r for r in thermo_rows(log) if r["Step"] > 0]
-vol = float(re.search(r"^VOL (\S+)", log, re.M).group(1))
-dump = {}
-blocks = open(os.path.join(d, "dump.si")).read().split("ITEM: TIMESTEP\n")[1:]
-for blk in blocks:
-    ls = blk.splitlines()
-    step = int(ls[0])
-    atoms = [l.split() for l in ls[ls.index("ITEM: ATOMS id x y z fx fy fz") + 1:]]
-    dump[step] = [[float(v) - (0.5, -0.25, 0.125)[k] for k, v in enumerate(a[4:7])] for a in atoms]
-e_dev = rel([f["energy"] for f in buf], [r["PotEng"] for r in rows])
-f_dev = rel(flat(buf, "force"), [v for s in sorted(dump) if s > 0 for a in dump[s] for v in a])
-vref = []
-for r in rows:  # pressure (bar) -> virial (eV): W = p V / nktv2p; rows xx yy zz xy xz yz
-    c = [r[f"c_vir[{k}]"] * vol / NKTV2P for k in range(1, 7)]
-    vref += [c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]]
-v_dev = rel(flat(buf, "virial"), vref)
-check(e_dev < 1e-10, f"buffer energies equal thermo pe (max rel dev {e_dev:.1e})")
-check(f_dev < 1e-10, f"buffer forces equal dumped forces minus fix addforce's (max rel dev {f_dev:.1e})")
-check(v_dev < 1e-9, f"buffer virials equal compute pressure NULL virial x V (max rel dev {v_dev:.1e})")
-check(os.path.exists(os.path.join(d, "si.nep.txt")), "rounds wrote si.nep.txt")
-last = thermo_rows(log)[-1]
-check(last["f_learn[1]"] == 8 and last["f_learn[2]"] >= 1, f"f_learn[1] frames = 8, f_learn[2] rounds >= 1 ({last})")
-check(last["f_learn[3]"] > 0 and last["f_learn[6]"] > 0, "train force RMSE and fresh-frame force RMSE reported")
+def check_labels(tag, lmp_args=()):
+    """buffer == LAMMPS's own numbers on the same steps (teacher run plain or through KOKKOS)"""
+    d = newdir("labels" + tag)
+    suffix = " [KOKKOS teacher]" if tag else ""
+    p, log = run(d, deck(extra_before="fix push all addforce 0.5 -0.25 0.125\n"
+                         "compute vir all pressure NULL virial\n"
+                         "dump dd all custom 10 dump.si id x y z fx fy fz\n"
+                         "dump_modify dd sort id format float %.17g\n", steps=80,
+                         extra_after="variable v equal vol\nprint \"VOL ${v}\"\n").replace(
+        "thermo_style custom step pe", "thermo_style custom step pe c_vir[1] c_vir[2] c_vir[3] c_vir[4] c_vir[5] c_vir[6]"), lmp_args=lmp_args)
+    check(p.returncode == 0, "short on-the-fly run (64 Si atoms, sw teacher) completes" + suffix)
+    buf = read_buffer(d)
+    check(len(buf) == 8, f"8 frames sampled in 80 steps with every 10 (got {len(buf)})" + suffix)
+    rows = [r for r in thermo_rows(log) if r["Step"] > 0]
+    vol = float(re.search(r"^VOL (\S+)", log, re.M).group(1))
+    dump = {}
+    blocks = open(os.path.join(d, "dump.si")).read().split("ITEM: TIMESTEP\n")[1:]
+    for blk in blocks:
+        ls = blk.splitlines()
+        step = int(ls[0])
+        atoms = [l.split() for l in ls[ls.index("ITEM: ATOMS id x y z fx fy fz") + 1:]]
+        dump[step] = [[float(v) - (0.5, -0.25, 0.125)[k] for k, v in enumerate(a[4:7])] for a in atoms]
+    e_dev = rel([f["energy"] for f in buf], [r["PotEng"] for r in rows])
+    f_dev = rel(flat(buf, "force"), [v for s in sorted(dump) if s > 0 for a in dump[s] for v in a])
+    vref = []
+    for r in rows:  # pressure (bar) -> virial (eV): W = p V / nktv2p; rows xx yy zz xy xz yz
+        c = [r[f"c_vir[{k}]"] * vol / NKTV2P for k in range(1, 7)]
+        vref += [c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]]
+    v_dev = rel(flat(buf, "virial"), vref)
+    check(e_dev < 1e-10, f"buffer energies equal thermo pe (max rel dev {e_dev:.1e})" + suffix)
+    check(f_dev < 1e-10, f"buffer forces equal dumped forces minus fix addforce's (max rel dev {f_dev:.1e})" + suffix)
+    check(v_dev < 1e-9, f"buffer virials equal compute pressure NULL virial x V (max rel dev {v_dev:.1e})" + suffix)
+    check(os.path.exists(os.path.join(d, "si.nep.txt")), "rounds wrote si.nep.txt" + suffix)
+    last = thermo_rows(log)[-1]
+    check(last["f_learn[1]"] == 8 and last["f_learn[2]"] >= 1, f"f_learn[1] frames = 8, f_learn[2] rounds >= 1 ({last})" + suffix)
+    check(last["f_learn[3]"] > 0 and last["f_learn[6]"] > 0, "train force RMSE and fresh-frame force RMSE reported" + suffix)
+
+    return d
+
+
+d = check_labels("")
+# the teacher on LAMMPS's KOKKOS package (sw/kk, forces synced from the Kokkos views)
+check_labels("_kk", ("-k", "on", "t", "1", "-sf", "kk"))
 
 # ---- 2. the trained model deploys: pair_style nep/gpu in the same deck; deploy yes under hybrid/scaled
 d2 = newdir("deploy")
