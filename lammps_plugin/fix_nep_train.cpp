@@ -370,14 +370,18 @@ void FixNEPTrain::sample()
   double tot[7];
   MPI_Allreduce(ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
 
-  // atoms to rank 0: tag, type, position relative to the box origin, teacher force
+  // atoms to rank 0: tag, type, position (wrapped) relative to the box origin, teacher force
   constexpr int W = 8;
   std::vector<double> mine(static_cast<size_t>(W) * nlocal);
   for (int i = 0; i < nlocal; ++i) {
     double *m = &mine[static_cast<size_t>(W) * i];
     m[0] = static_cast<double>(atom->tag[i]);
     m[1] = atom->type[i];
-    for (int d = 0; d < 3; ++d) m[2 + d] = x[i][d] - domain->boxlo[d];
+    // wrapped into the periodic cell as LAMMPS itself would (domain->remap), so a frame does not
+    // depend on when LAMMPS last re-neighboured (e.g. after read_restart)
+    double xi[3] = {x[i][0], x[i][1], x[i][2]};
+    domain->remap(xi);
+    for (int d = 0; d < 3; ++d) m[2 + d] = xi[d] - domain->boxlo[d];
     for (int d = 0; d < 3; ++d) m[5 + d] = fcopy[3 * i + d];
   }
   int n = W * nlocal;
