@@ -61,29 +61,6 @@ hsize_t extent(hid_t file, const char* name) {
   return dims[0];
 }
 
-// write rows [row, row+n) of a (growing) dataset, extending it if needed
-void write_rows(hid_t file, const Column& c, hsize_t row, hsize_t n, const void* data, const std::string& path) {
-  hid_t d = H5Dopen2(file, c.name, H5P_DEFAULT);
-  if (d < 0) throw Error(path + ": dataset " + c.name + " missing (not a lammps-nep frame store?)");
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[2] = {0, hsize_t(c.width)};
-  H5Sget_simple_extent_dims(sp, dims, nullptr);
-  H5Sclose(sp);
-  if (dims[0] < row + n) {
-    hsize_t nd[2] = {row + n, hsize_t(c.width)};
-    check(H5Dset_extent(d, nd), path, std::string("extending ") + c.name);
-  }
-  sp = H5Dget_space(d);
-  hsize_t start[2] = {row, 0}, count[2] = {n, hsize_t(c.width)};
-  H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
-  hid_t mem = H5Screate_simple(2, count, nullptr);
-  const herr_t st = n ? H5Dwrite(d, c.type, mem, sp, H5P_DEFAULT, data) : 0;
-  H5Sclose(mem);
-  H5Sclose(sp);
-  H5Dclose(d);
-  check(st, path, std::string("writing ") + c.name);
-}
-
 void read_rows(hid_t file, const Column& c, hsize_t row, hsize_t n, void* data, const std::string& path) {
   if (n == 0) return;
   hid_t d = H5Dopen2(file, c.name, H5P_DEFAULT);
@@ -116,11 +93,58 @@ void check_layout(hid_t file, const std::string& path) {
 FrameStore::FrameStore(const std::string& path, long file) : path_(path), file_(file) {}
 
 FrameStore::FrameStore(FrameStore&& o) noexcept : path_(o.path_), file_(o.file_), frames_(o.frames_), atoms_(o.atoms_) {
+  for (int c = 0; c < kColumns; ++c) {
+    dset_[c] = o.dset_[c];
+    rows_[c] = o.rows_[c];
+    o.dset_[c] = -1;
+  }
   o.file_ = -1;
 }
 
+void FrameStore::close_columns() {
+  for (long& d : dset_)
+    if (d >= 0) {
+      H5Dclose(d);
+      d = -1;
+    }
+}
+
 FrameStore::~FrameStore() {
+  close_columns();
   if (file_ >= 0) H5Fclose(file_);
+}
+
+// Write rows [row, row+n) of column c (0-7 frame columns, 8-10 atom columns) through a handle kept
+// open. The commit column (7, frames/natoms) is extended exactly; the others in doubling steps
+// (rows past the commit count are free space that later appends overwrite).
+void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data) {
+  const Column& col = c < 8 ? kFrameColumns[c] : kAtomColumns[c - 8];
+  if (dset_[c] < 0) {
+    hid_t d = H5Dopen2(file_, col.name, H5P_DEFAULT);
+    if (d < 0) throw Error(path_ + ": dataset " + col.name + " missing (not a lammps-nep frame store?)");
+    hid_t sp = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(sp, dims, nullptr);
+    H5Sclose(sp);
+    dset_[c] = d;
+    rows_[c] = dims[0];
+  }
+  const hid_t d = dset_[c];
+  if (rows_[c] < row + n) {
+    const hsize_t want = c == 7 ? row + n : std::max<hsize_t>(row + n, 2 * rows_[c]);
+    hsize_t nd[2] = {want, hsize_t(col.width)};
+    check(H5Dset_extent(d, nd), path_, std::string("extending ") + col.name);
+    rows_[c] = want;
+  }
+  if (n == 0) return;
+  hid_t sp = H5Dget_space(d);
+  hsize_t start[2] = {row, 0}, count[2] = {n, hsize_t(col.width)};
+  H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  hid_t mem = H5Screate_simple(2, count, nullptr);
+  const herr_t st = H5Dwrite(d, col.type, mem, sp, H5P_DEFAULT, data);
+  H5Sclose(mem);
+  H5Sclose(sp);
+  check(st, path_, std::string("writing ") + col.name);
 }
 
 FrameStore FrameStore::create(const std::string& path) {
@@ -198,22 +222,22 @@ void FrameStore::append(const TrainingFrame& f) {
     if (z[i] == 0) throw Error(path_ + ": unknown element '" + f.species[i] + "' in frame");
   }
   std::vector<double> force = f.has_forces ? f.forces : std::vector<double>(3 * size_t(n), 0.0);
-  write_rows(file_, kAtomColumns[0], atoms_, n, z.data(), path_);
-  write_rows(file_, kAtomColumns[1], atoms_, n, f.pos.data(), path_);
-  write_rows(file_, kAtomColumns[2], atoms_, n, force.data(), path_);
+  write_column(8, atoms_, n, z.data());
+  write_column(9, atoms_, n, f.pos.data());
+  write_column(10, atoms_, n, force.data());
   const int64_t offset = atoms_, natoms = n;
   const uint8_t pbc[3] = {uint8_t(f.pbc[0]), uint8_t(f.pbc[1]), uint8_t(f.pbc[2])};
   const uint8_t flags = (f.has_energy ? kHasEnergy : 0) | (f.has_forces ? kHasForces : 0) | (f.has_virial ? kHasVirial : 0);
   const hsize_t r = frames_;
-  write_rows(file_, kFrameColumns[0], r, 1, &offset, path_);
-  write_rows(file_, kFrameColumns[1], r, 1, f.cell, path_);
-  write_rows(file_, kFrameColumns[2], r, 1, pbc, path_);
-  write_rows(file_, kFrameColumns[3], r, 1, &f.energy, path_);
-  write_rows(file_, kFrameColumns[4], r, 1, f.virial, path_);
-  write_rows(file_, kFrameColumns[5], r, 1, &flags, path_);
-  write_rows(file_, kFrameColumns[6], r, 1, &f.weight, path_);
+  write_column(0, r, 1, &offset);
+  write_column(1, r, 1, f.cell);
+  write_column(2, r, 1, pbc);
+  write_column(3, r, 1, &f.energy);
+  write_column(4, r, 1, f.virial);
+  write_column(5, r, 1, &flags);
+  write_column(6, r, 1, &f.weight);
   check(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing atoms and frame data");
-  write_rows(file_, kFrameColumns[7], r, 1, &natoms, path_);  // commits the frame
+  write_column(7, r, 1, &natoms);  // commits the frame
   check(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing the frame count");
   ++frames_;
   atoms_ += n;

@@ -33,6 +33,14 @@ class FrameStore {
   std::string path_;
   long file_ = -1;  // hid_t
   int64_t frames_ = 0, atoms_ = 0;
+  // open dataset handles and their current row extents (frame columns 0-7, atom columns 8-10);
+  // every column but the commit column frames/natoms grows in doubling steps, so an append costs
+  // the same however large the store is
+  static constexpr int kColumns = 11;
+  long dset_[kColumns] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  uint64_t rows_[kColumns] = {0};
+  void write_column(int c, uint64_t row, uint64_t n, const void* data);
+  void close_columns();
 };
 
 // Every complete frame of a store (safe on a store being appended or left by a killed writer).
