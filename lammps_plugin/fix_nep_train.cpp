@@ -43,8 +43,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <strings.h>
 
 using namespace LAMMPS_NS;
@@ -64,15 +62,6 @@ std::string bcast_string(std::string s, MPI_Comm world)
   s.resize(static_cast<size_t>(n));
   if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
   return s;
-}
-
-std::string read_file(const std::string &path)
-{
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw nep::Error(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 }    // namespace
 
@@ -206,11 +195,10 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   if (threads < 1) error->all(FLERR, "fix nep/train: threads must be at least 1");
 
   // nep.in: read on rank 0, errors on every rank (nep.in:LINE: ... messages)
-  std::string text, err;
+  std::string err;
   if (comm->me == 0) {
     try {
-      text = read_file(input_path);
-      impl->cfg = nep::parse_train_config(text, input_path);
+      impl->cfg = nep::read_train_config(input_path);
       impl->cfg.seed = static_cast<uint64_t>(seed);
       for (const auto &w : impl->cfg.warnings) error->warning(FLERR, "fix nep/train: {}", w);
     } catch (std::exception &e) {

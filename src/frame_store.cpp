@@ -258,22 +258,36 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
     for (hsize_t k = 0; k < rows; ++k) all[k] = static_cast<int64_t>(k);
     which = &all;
   }
-  std::vector<TrainingFrame> out;
-  out.reserve(which->size());
+  // per-frame columns: one bulk read of the rows the selection spans (small: ~30 numbers a frame)
+  hsize_t lo = rows, hi = 0;
   for (int64_t k : *which) {
     if (k < 0 || hsize_t(k) >= rows)
       throw Error(path + ": frame " + std::to_string(k) + " requested but the store holds " + std::to_string(rows));
-    int64_t offset = 0, natoms = 0;
-    double cell[9], energy = 0, virial[9], weight = 1;
-    uint8_t pbc[3], flags = 0;
-    read_rows(file, kFrameColumns[0], k, 1, &offset, path);
-    read_rows(file, kFrameColumns[1], k, 1, cell, path);
-    read_rows(file, kFrameColumns[2], k, 1, pbc, path);
-    read_rows(file, kFrameColumns[3], k, 1, &energy, path);
-    read_rows(file, kFrameColumns[4], k, 1, virial, path);
-    read_rows(file, kFrameColumns[5], k, 1, &flags, path);
-    read_rows(file, kFrameColumns[6], k, 1, &weight, path);
-    read_rows(file, kFrameColumns[7], k, 1, &natoms, path);
+    lo = std::min(lo, hsize_t(k));
+    hi = std::max(hi, hsize_t(k) + 1);
+  }
+  const hsize_t span = hi > lo ? hi - lo : 0;
+  std::vector<int64_t> offsets(span), counts(span);
+  std::vector<double> cells(9 * span), energies(span), virials(9 * span), weights(span);
+  std::vector<uint8_t> pbcs(3 * span), flag_rows(span);
+  read_rows(file, kFrameColumns[0], lo, span, offsets.data(), path);
+  read_rows(file, kFrameColumns[1], lo, span, cells.data(), path);
+  read_rows(file, kFrameColumns[2], lo, span, pbcs.data(), path);
+  read_rows(file, kFrameColumns[3], lo, span, energies.data(), path);
+  read_rows(file, kFrameColumns[4], lo, span, virials.data(), path);
+  read_rows(file, kFrameColumns[5], lo, span, flag_rows.data(), path);
+  read_rows(file, kFrameColumns[6], lo, span, weights.data(), path);
+  read_rows(file, kFrameColumns[7], lo, span, counts.data(), path);
+  std::vector<TrainingFrame> out;
+  out.reserve(which->size());
+  for (int64_t k : *which) {
+    const hsize_t j = hsize_t(k) - lo;
+    const int64_t offset = offsets[j], natoms = counts[j];
+    const double* cell = &cells[9 * j];
+    const double* virial = &virials[9 * j];
+    const uint8_t* pbc = &pbcs[3 * j];
+    const uint8_t flags = flag_rows[j];
+    const double energy = energies[j], weight = weights[j];
     if (natoms < 0 || offset < 0 || hsize_t(offset + natoms) > natoms_avail)
       throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
     TrainingFrame f;

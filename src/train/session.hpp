@@ -36,10 +36,7 @@ enum class ScalerMode {
 // data holds.
 void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss, const Comm& comm,
                            ScalerMode mode);
-inline void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss,
-                                  const Comm& comm, bool fresh_scaler) {
-  fit_descriptor_scaler(model, train, cache, loss, comm, fresh_scaler ? ScalerMode::Fresh : ScalerMode::Keep);
-}
+
 
 struct SetResult {
   ErrorSums err;

@@ -107,7 +107,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   NeighborCache train_cache(train, cutoff, cfg.cache_mb), test_cache(test, cutoff, cfg.cache_mb);
   BatchLoss batch_loss(o.threads);
 
-  fit_descriptor_scaler(model, train, train_cache, batch_loss, comm, fresh_scaler);
+  fit_descriptor_scaler(model, train, train_cache, batch_loss, comm, fresh_scaler ? ScalerMode::Fresh : ScalerMode::Keep);
 
   auto evaluate = [&](Dataset& data, NeighborCache& cache, bool solve_b1, bool keep) {
     return evaluate_set(model, data, cache, batch_loss, comm, solve_b1, keep);

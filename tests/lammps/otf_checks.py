@@ -12,6 +12,8 @@
 - bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
 import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
 
+from otf_common import SI_SW, numbers
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
 ap.add_argument("--plugin", required=True)
@@ -19,8 +21,6 @@ ap.add_argument("--frames", required=True, help="nep-frames (h5 -> xyz)")
 ap.add_argument("--mpi", action="store_true")
 args = ap.parse_args()
 
-# Stillinger-Weber silicon (Stillinger & Weber, PRB 31, 5262 (1985)), in LAMMPS's sw format
-SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
 NEP_IN = """type 1 Si
 cutoff 4.2 3.7
 n_max 4 4
@@ -132,16 +132,6 @@ def flat(frames, key):
     return [v for f in frames for row in (f[key] if isinstance(f[key][0], list) else [f[key]]) for v in row]
 
 
-def numbers(path):
-    out = []
-    for tok in open(path).read().split():
-        try:
-            out.append(float(tok))
-        except ValueError:
-            pass
-    return out
-
-
 def frames_close(a, b, tol=1e-10):
     if len(a) != len(b) or not a:
         return False, f"{len(a)} vs {len(b)} frames"
@@ -232,7 +222,7 @@ check(same("a", "t2", "si.nep.txt"), "training threads 1 vs 2: same nep.txt byte
 if args.mpi:
     ok, msg = frames_close(read_buffer(runs["mpi"]), ba)
     check(ok, f"mpirun -np 2 buffer equals 1 rank ({msg})")
-    ma, mb = (numbers(os.path.join(runs[t], "si.nep.txt")) for t in ("a", "mpi"))
+    ma, mb = (numbers(open(os.path.join(runs[t], "si.nep.txt")).read()) for t in ("a", "mpi"))
     dev = rel(mb, ma) if len(ma) == len(mb) and ma else 1.0
     check(dev < 1e-8, f"mpirun -np 2 model equals 1 rank (max rel dev {dev:.1e})")
 

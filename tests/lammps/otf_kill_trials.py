@@ -14,6 +14,8 @@ Prints counts. Usage: otf_kill_trials.py --lmp LMP --plugin PLUGIN --frames nep-
 --predict nep-predict [--trials 20] [--seed 1]"""
 import argparse, os, random, re, shutil, signal, subprocess, sys, tempfile, time
 
+from otf_common import SI_SW, numbers
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
 ap.add_argument("--plugin", required=True)
@@ -23,7 +25,6 @@ ap.add_argument("--trials", type=int, default=20)
 ap.add_argument("--seed", type=int, default=1)
 args = ap.parse_args()
 
-SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
 NEP_IN = "type 1 Si\ncutoff 4.2 3.7\nn_max 4 4\nbasis_size 6 6\nl_max 4 2 0\nneuron 8\nbatch 2\nepoch 3\n"
 STEPS = 400
 FIX = "fix learn all nep/train every 5 buffer si.h5 model si.nep.txt input nep.in seed 3 train_every 10\n"
@@ -70,23 +71,13 @@ def frames(d):
     return out
 
 
-def numbers(frame):
-    out = []
-    for tok in " ".join(frame).replace('"', " ").replace("=", " ").split():
-        try:
-            out.append(float(tok))
-        except ValueError:
-            pass
-    return out
-
-
 def close(a, b, tol=1e-9):
     """Same frame count, numbers equal to tol relative: LAMMPS rebuilds neighbour lists after
     read_restart, so forces after the restart point can differ in the last bits."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
-        nx, ny = numbers(x), numbers(y)
+        nx, ny = numbers(" ".join(x)), numbers(" ".join(y))
         if len(nx) != len(ny) or any(abs(u - v) > tol * max(1.0, abs(v)) for u, v in zip(nx, ny)):
             return False
     return True
