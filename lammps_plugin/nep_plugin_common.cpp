@@ -4,6 +4,7 @@
 #include "lammps.h"
 #include "update.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace nep_lmp {
@@ -13,6 +14,14 @@ std::string join(const std::vector<std::string> &words)
   std::string s;
   for (const auto &w : words) s += (s.empty() ? "" : " ") + w;
   return s;
+}
+
+void error_one(LAMMPS_NS::LAMMPS *lmp, const char *file, int line, const std::string &msg)
+{
+  int me = 0;
+  MPI_Comm_rank(lmp->world, &me);
+  fprintf(stderr, "ERROR on proc %d: %s\n", me, msg.c_str());
+  lmp->error->one(file, line, msg);
 }
 
 void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style)

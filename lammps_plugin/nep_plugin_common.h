@@ -13,6 +13,11 @@ class LAMMPS;
 
 namespace nep_lmp {
 
+// error->one whose message survives: with LAMMPS_EXCEPTIONS (Debian's build) the abort that
+// follows error->one does not flush a redirected screen or log, so the message is also written
+// to stderr (unbuffered) first. For per-rank failures that the other ranks cannot know about.
+[[noreturn]] void error_one(LAMMPS_NS::LAMMPS *lmp, const char *file, int line, const std::string &msg);
+
 // words joined by single spaces
 std::string join(const std::vector<std::string> &words);
 

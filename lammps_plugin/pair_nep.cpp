@@ -19,6 +19,7 @@
 #include "nep/model.hpp"
 #include "nep_plugin_common.h"
 
+#include <cmath>
 #include <cstring>
 #include <exception>
 
@@ -208,6 +209,13 @@ void PairNEP::compute(int eflag, int vflag)
   double **f = atom->f;
   int *type = atom->type;
 
+  // a NaN or inf coordinate fails every cutoff test and would silently drop the atom's neighbours
+  double **x = atom->x;
+  for (int i = 0; i < nlocal; ++i)
+    if (!std::isfinite(x[i][0]) || !std::isfinite(x[i][1]) || !std::isfinite(x[i][2]))
+      nep_lmp::error_one(lmp, FLERR,
+                         fmt::format("Pair style nep: atom {} has a non-finite position at step {} (the run has "
+                                     "blown up, or the input set NaN coordinates)", atom->tag[i], update->ntimestep));
   model_type.resize(nall);
   for (int i = 0; i < nall; ++i) model_type[i] = type_map[type[i]];
   // ghost forces are ours to fold when newton_pair is off: start them from zero
@@ -221,7 +229,7 @@ void PairNEP::compute(int eflag, int vflag)
     ev = core->compute(list->inum, list->ilist, nall, &atom->x[0][0], model_type.data(), list->numneigh,
                        list->firstneigh, &f[0][0], eflag_atom ? eatom : nullptr, want_w9 ? w9.data() : nullptr);
   } catch (std::exception &e) {
-    error->one(FLERR, "NEP evaluation failed: {}", e.what());
+    nep_lmp::error_one(lmp, FLERR, std::string("NEP evaluation failed: ") + e.what());
   }
 
   if (!newton) reverse_ghosts(want_w9);

@@ -15,6 +15,7 @@
 #include "neigh_list_kokkos.h"
 #include "neigh_request.h"
 #include "neighbor.h"
+#include "update.h"
 
 #include <vector>
 
@@ -85,10 +86,23 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
 
   if ((int) d_model_type.extent(0) < nall) d_model_type = Kokkos::View<int *, DeviceType>("nep:model_type", atom->nmax);
   {
+    // map types, and count local atoms whose position is NaN or inf (they would fail every
+    // cutoff test and silently lose their neighbours); one pass, one reduction
     auto map = d_map;
     auto mt = d_model_type;
-    Kokkos::parallel_for("nep:map_types", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, nall),
-                         KOKKOS_LAMBDA(const int i) { mt(i) = map(type(i)); });
+    int bad = 0;
+    Kokkos::parallel_reduce(
+        "nep:map_types", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, nall),
+        KOKKOS_LAMBDA(const int i, int &nbad) {
+          mt(i) = map(type(i));
+          constexpr double huge = 1.7976931348623157e308;  // !(|v| <= DBL_MAX) holds for NaN and inf
+          if (i < nlocal && !(fabs(x(i, 0)) <= huge && fabs(x(i, 1)) <= huge && fabs(x(i, 2)) <= huge)) ++nbad;
+        },
+        bad);
+    if (bad > 0)
+      nep_lmp::error_one(lmp, FLERR,
+                         fmt::format("Pair style nep: {} atom(s) have non-finite positions at step {} (the run has "
+                                     "blown up, or the input set NaN coordinates)", bad, update->ntimestep));
   }
   if (!newton)  // LAMMPS clears only local forces when newton_pair is off
     Kokkos::deep_copy(Kokkos::subview(f, std::make_pair(nlocal, nall), Kokkos::ALL), 0.0);
@@ -109,7 +123,7 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
     else
       ev = ev_double->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, k_list->d_neighbors, f, e_view, w_view);
   } catch (std::exception &e) {
-    error->one(FLERR, "NEP evaluation failed: {}", e.what());
+    nep_lmp::error_one(lmp, FLERR, std::string("NEP evaluation failed: ") + e.what());
   }
   atomKK->modified(execution_space, F_MASK);
 
@@ -168,7 +182,7 @@ bool PairNEPKokkos<DeviceType>::fold_on_device()
   std::vector<int> count(nlocal + 1, 0), owner(nall - nlocal);
   for (int g = nlocal; g < nall; ++g) {
     const int o = atom->map(tag[g]);
-    if (o < 0 || o >= nlocal) error->one(FLERR, "pair nep/kk: ghost atom {} has no local owner", tag[g]);
+    if (o < 0 || o >= nlocal) nep_lmp::error_one(lmp, FLERR, fmt::format("pair nep/kk: ghost atom {} has no local owner", tag[g]));
     owner[g - nlocal] = o;
     ++count[o + 1];
   }

@@ -4,7 +4,9 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
@@ -13,6 +15,20 @@ namespace nep {
 namespace {
 
 constexpr const char* kFormat = "lammps-nep frames";
+
+// Defined before the column tables: their H5T_NATIVE_* initialisers open the library, and
+// H5dont_atexit only works before that.
+struct Silence {
+  Silence() {
+    // HDF5 1.10's exit handler closes files left open, and segfaults on a file whose write failed
+    // (disk full; then an error->all in LAMMPS exits with the store open). Every frame is flushed
+    // when append returns, so there is nothing for that handler to save: switch it off (a no-op
+    // if another library initialised HDF5 first).
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // HDF5 prints its error stack; we report our own
+  }
+};
+const Silence silence;
 
 // Per-frame datasets ("natoms" is written last: the number of complete frames is its length)
 struct Column {
@@ -29,10 +45,6 @@ const Column kAtomColumns[] = {{"atoms/z", H5T_NATIVE_INT32, 1},
                                {"atoms/force", H5T_NATIVE_DOUBLE, 3}};
 enum Flags : uint8_t { kHasEnergy = 1, kHasForces = 2, kHasVirial = 4 };
 
-struct Silence {  // HDF5 prints its error stack by default; we report our own messages
-  Silence() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-};
-const Silence silence;
 
 void check(herr_t status, const std::string& path, const std::string& what) {
   if (status < 0) throw Error(path + ": HDF5 error while " + what);
@@ -41,6 +53,17 @@ void check(herr_t status, const std::string& path, const std::string& what) {
 hid_t fapl_latest(bool clear_crash_flags) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);  // needed for SWMR
+  // SWMR opens re-read metadata whose checksum fails (a writer may be mid-write); HDF5's default
+  // of 100 attempts with growing sleeps made a corrupt store take minutes to reject (found by
+  // tests/fuzz/fuzz_frame_store). 8 attempts still cover a racing writer.
+  H5Pset_metadata_read_attempts(fapl, 8);
+  // A write that failed for lack of space (disk full, quota, file-size limit) leaves the
+  // superblock's end-of-allocation past the end of the file, and HDF5 then refuses to open it
+  // ("truncated file") although every committed frame lies below the end of the file. Skip that
+  // check (as h5clear --increment does); reads past the end see zeros, which only uncommitted
+  // rows can occupy. tests: test_frame_store FullDiskLosesNoCommittedFrame.
+  hbool_t skip = 1;
+  H5Pset(fapl, "skip_eof_check", &skip);
   if (clear_crash_flags) {
     // what h5clear does: accept a file whose SWMR writer died without closing it
     hbool_t clear = 1;
@@ -86,6 +109,26 @@ void check_layout(hid_t file, const std::string& path) {
   if (version != FrameStore::kLayoutVersion)
     throw Error(path + ": frame store layout version " + std::to_string(version) + " is not supported (this build reads " +
                 std::to_string(FrameStore::kLayoutVersion) + ")");
+  // every column: present, 2-D, the layout's width and element type (HDF5 would otherwise convert
+  // a float32 or int8 column silently, losing digits: found by tests/fuzz/fuzz_frame_store)
+  auto check_column = [&](const Column& c) {
+    hid_t d = H5Dopen2(file, c.name, H5P_DEFAULT);
+    if (d < 0) throw Error(path + ": dataset " + c.name + " missing (not a lammps-nep frame store?)");
+    hid_t sp = H5Dget_space(d), ty = H5Dget_type(d);
+    hsize_t dims[2] = {0, 0};
+    const int rank = H5Sget_simple_extent_ndims(sp);
+    if (rank == 2) H5Sget_simple_extent_dims(sp, dims, nullptr);
+    const bool type_ok = H5Tequal(ty, c.type) > 0;
+    H5Tclose(ty);
+    H5Sclose(sp);
+    H5Dclose(d);
+    if (rank != 2 || dims[1] != hsize_t(c.width))
+      throw Error(path + ": dataset " + c.name + " is not " + std::to_string(c.width) +
+                  " values a row (corrupt store or another layout)");
+    if (!type_ok) throw Error(path + ": dataset " + c.name + " has the wrong element type (corrupt store or another layout)");
+  };
+  for (const auto& c : kFrameColumns) check_column(c);
+  for (const auto& c : kAtomColumns) check_column(c);
 }
 
 }  // namespace
@@ -120,7 +163,14 @@ FrameStore::~FrameStore() {
 void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data) {
   const Column& col = c < 8 ? kFrameColumns[c] : kAtomColumns[c - 8];
   if (dset_[c] < 0) {
-    hid_t d = H5Dopen2(file_, col.name, H5P_DEFAULT);
+    // Appends touch only the last chunk (or two) of a column: a raw-data chunk cache of 3 slots
+    // keeps just those. HDF5's default (521 slots, 1 MB) kept hundreds of old frame-column chunks,
+    // and every flush walked them all: appends slowed from 100 to 330 us between 10k and 100k
+    // frames; with 3 slots they stay flat (docs/benchmarks.md, bench_frame_store).
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 3, 256 * 1024, 1.0);
+    hid_t d = H5Dopen2(file_, col.name, dapl);
+    H5Pclose(dapl);
     if (d < 0) throw Error(path_ + ": dataset " + col.name + " missing (not a lammps-nep frame store?)");
     hid_t sp = H5Dget_space(d);
     hsize_t dims[2] = {0, 0};
@@ -182,16 +232,34 @@ FrameStore FrameStore::create(const std::string& path) {
     H5Dclose(d);
   };
   for (const auto& c : kFrameColumns) make(c, 256);
-  for (const auto& c : kAtomColumns) make(c, 8192);
+  // 1024 atoms a chunk (24 KB of positions): every flush rewrites the partly filled last chunk of
+  // each column, so smaller chunks write less (8192-atom chunks: 85 us an append, 1024: 65 us)
+  for (const auto& c : kAtomColumns) make(c, 1024);
   // everything exists: switch to SWMR writing (appends only from here on)
   check(H5Fstart_swmr_write(file), path, "starting SWMR write mode");
   return s;
 }
 
 FrameStore FrameStore::open_append(const std::string& path) {
-  hid_t fapl = fapl_latest(true);
+  // A writer that closed the file cleanly leaves no open-for-write flag: open as is.
+  hid_t fapl = fapl_latest(false);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
   H5Pclose(fapl);
+  if (file < 0) {
+    // The last writer died (kill -9, a failed write): clear its flag, as h5clear does. Its last
+    // flush may have recorded new chunks or index blocks at or past the recorded end of allocation
+    // without writing them (found by test_frame_store's kill trials: the next append failed
+    // reading its half-filled chunk, "addr overflow"). Move the end of allocation past anything
+    // one append allocates (h5clear --increment); those bytes read as zeros, and new space is
+    // allocated after them. Costs 1 MiB of file per crash.
+    fapl = fapl_latest(true);
+    file = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
+    H5Pclose(fapl);
+    if (file >= 0 && H5Fincrement_filesize(file, hsize_t(1) << 20) < 0) {
+      H5Fclose(file);
+      throw Error(path + ": cannot repair the frame store left by a crashed writer");
+    }
+  }
   if (file < 0) throw Error(path + ": cannot open the frame store for appending (missing, not HDF5, or in use)");
   FrameStore s(path, file);
   check_layout(file, path);
@@ -208,11 +276,17 @@ void FrameStore::init_counts() {
     int64_t off = 0, n = 0;
     read_rows(file_, kFrameColumns[0], frames_ - 1, 1, &off, path_);
     read_rows(file_, kFrameColumns[7], frames_ - 1, 1, &n, path_);
+    hsize_t avail = extent(file_, "atoms/z");
+    for (const auto& c : kAtomColumns) avail = std::min(avail, extent(file_, c.name));
+    // appends go after the last frame's atoms: a corrupt last row must not make them overwrite others
+    if (off < 0 || n < 0 || hsize_t(n) > avail || hsize_t(off) > avail - hsize_t(n))
+      throw Error(path_ + ": the last frame points outside the atom arrays (corrupt store)");
     atoms_ = off + n;
   }
 }
 
 void FrameStore::append(const TrainingFrame& f) {
+  if (file_ < 0) throw Error(path_ + ": the frame store was closed after a failed write; reopen it to append");
   const int n = f.natoms();
   if (f.pos.size() != 3 * size_t(n) || (f.has_forces && f.forces.size() != 3 * size_t(n)))
     throw Error(path_ + ": frame has inconsistent array sizes");
@@ -221,6 +295,25 @@ void FrameStore::append(const TrainingFrame& f) {
     z[i] = atomic_number(f.species[i]);
     if (z[i] == 0) throw Error(path_ + ": unknown element '" + f.species[i] + "' in frame");
   }
+  try {
+    append_rows(f, z);
+  } catch (const Error& e) {
+    // a failed write (disk full, quota, file-size limit, I/O error): close the file now so that
+    // nothing later (HDF5's exit handler included) writes to it again; committed frames stay
+    // readable (see fapl_latest)
+    const int err = errno;
+    close_columns();
+    H5Fclose(file_);
+    file_ = -1;
+    if (err == ENOSPC || err == EFBIG || err == EDQUOT || err == EIO)
+      throw Error(std::string(e.what()) + " (" + std::strerror(err) + "); the frames written before this one are intact");
+    throw;
+  }
+}
+
+void FrameStore::append_rows(const TrainingFrame& f, const std::vector<int32_t>& z) {
+  errno = 0;
+  const int n = f.natoms();
   std::vector<double> force = f.has_forces ? f.forces : std::vector<double>(3 * size_t(n), 0.0);
   write_column(8, atoms_, n, z.data());
   write_column(9, atoms_, n, f.pos.data());
@@ -288,7 +381,7 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
     const uint8_t* pbc = &pbcs[3 * j];
     const uint8_t flags = flag_rows[j];
     const double energy = energies[j], weight = weights[j];
-    if (natoms < 0 || offset < 0 || hsize_t(offset + natoms) > natoms_avail)
+    if (natoms < 0 || offset < 0 || hsize_t(natoms) > natoms_avail || hsize_t(offset) > natoms_avail - hsize_t(natoms))
       throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
     TrainingFrame f;
     const int n = static_cast<int>(natoms);
@@ -300,7 +393,12 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
       read_rows(file, kAtomColumns[1], offset, n, f.pos.data(), path);
       read_rows(file, kAtomColumns[2], offset, n, force.data(), path);
     }
-    for (int i = 0; i < n; ++i) f.species.emplace_back(element_symbol(z[i]));
+    for (int i = 0; i < n; ++i) {
+      if (z[i] < 1 || z[i] > kNumElements)
+        throw Error(path + ": frame " + std::to_string(k) + " atom " + std::to_string(i) + " has atomic number " +
+                    std::to_string(z[i]) + " (corrupt store)");
+      f.species.emplace_back(element_symbol(z[i]));
+    }
     std::copy(cell, cell + 9, f.cell);
     for (int d = 0; d < 3; ++d) f.pbc[d] = pbc[d] != 0;
     f.has_energy = flags & kHasEnergy;
@@ -310,6 +408,14 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
     if (f.has_virial) std::copy(virial, virial + 9, f.virial);
     if (f.has_forces) f.forces = std::move(force);
     f.weight = weight;
+    // a frame store holds what the writers checked: finite numbers, positive weights
+    bool finite = std::isfinite(f.energy) && std::isfinite(f.weight) && f.weight > 0;
+    for (double v : f.cell) finite = finite && std::isfinite(v);
+    for (double v : f.virial) finite = finite && std::isfinite(v);
+    for (double v : f.pos) finite = finite && std::isfinite(v);
+    for (double v : f.forces) finite = finite && std::isfinite(v);
+    if (!finite)
+      throw Error(path + ": frame " + std::to_string(k) + " holds a non-finite number or a weight <= 0 (corrupt store)");
     out.push_back(std::move(f));
   }
   return out;

@@ -1,5 +1,6 @@
 #include "nep/training_frame.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -106,6 +107,21 @@ std::vector<TrainingFrame> read_training_xyz(const std::string& path) {
   return parse_training_xyz(detail::read_text_file(path), path);
 }
 
+namespace {
+// A comment-line value written so that the reader gives it back: bare when it has no whitespace
+// and does not start with a quote; else quoted with a quote character it does not contain (a
+// value the reader produced always lacks one of them). Found by tests/fuzz/fuzz_xyz: a quoted
+// config_type with spaces was written bare and read back cut at the first space.
+std::string info_value(const std::string& v) {
+  bool bare = !v.empty() && v[0] != '"' && v[0] != '\'';
+  for (char ch : v) bare = bare && !std::isspace(static_cast<unsigned char>(ch));
+  if (bare) return v;
+  if (v.find('"') == std::string::npos) return '"' + v + '"';
+  if (v.find('\'') == std::string::npos) return "'" + v + "'";
+  throw Error("config_type '" + v + "' holds both quote characters and spaces: it cannot be written to extended XYZ");
+}
+}  // namespace
+
 std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
   std::string s;
   for (const auto& t : frames) {
@@ -120,7 +136,7 @@ std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
       s += "\"";
     }
     if (t.weight != 1.0) s += " weight=" + num(t.weight);
-    if (!t.config_type.empty()) s += " config_type=" + t.config_type;
+    if (!t.config_type.empty()) s += " config_type=" + info_value(t.config_type);
     s += std::string(" pbc=\"") + (t.pbc[0] ? "T" : "F") + (t.pbc[1] ? " T" : " F") + (t.pbc[2] ? " T" : " F") + "\"\n";
     for (int i = 0; i < t.natoms(); ++i) {
       s += t.species[i];

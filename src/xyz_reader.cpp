@@ -151,10 +151,16 @@ std::vector<XyzFrame> parse_xyz(const std::string& text, const std::string& file
       }
     }
     size_t total_width = 0;
+    for (const auto& c : fr.columns) total_width += c.width;
+    // reserve no more atoms than the rest of the text can hold (>= 2 characters a value), so an
+    // atom count of 10^8 in a small file is "file ends inside a frame", not a 3 GB allocation
+    // (found by tests/fuzz/fuzz_xyz)
+    const std::streamoff here = is.tellg();
+    const size_t left = here < 0 ? 0 : text.size() - static_cast<size_t>(here);
+    const size_t reserve_atoms = std::min<size_t>(fr.natoms, left / (2 * total_width) + 1);
     for (auto& c : fr.columns) {
-      total_width += c.width;
-      if (c.kind == 'S') c.text.reserve(static_cast<size_t>(fr.natoms) * c.width);
-      else c.values.reserve(static_cast<size_t>(fr.natoms) * c.width);
+      if (c.kind == 'S') c.text.reserve(reserve_atoms * c.width);
+      else c.values.reserve(reserve_atoms * c.width);
     }
     for (int a = 0; a < fr.natoms; ++a) {
       if (!std::getline(is, line))

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -150,6 +152,59 @@ TEST(FrameStore, KilledWriterLosesNoFlushedFrameAndAppendingResumes) {
   EXPECT_GT(nonempty, 10);  // the kills landed mid-stream, not before the first frame
 }
 
+// Disk full while appending (simulated with RLIMIT_FSIZE in a child process, SIGXFSZ ignored so
+// write() fails with EFBIG): the failing append throws nep::Error, and every frame committed
+// before it stays readable; reopening (with room again) appends after them.
+TEST(FrameStore, FullDiskLosesNoCommittedFrame) {
+  const auto frames = sample_frames();
+  for (const long limit : {1200000L, 2500000L, 5000000L}) {
+    const std::string path = tmp_path("full_" + std::to_string(limit) + ".h5");
+    const std::string count_path = path + ".count";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit rl = {rlim_t(limit), rlim_t(limit)};
+      setrlimit(RLIMIT_FSIZE, &rl);
+      int appended = 0;
+      std::string what;
+      try {
+        auto store = nep::FrameStore::create(path);
+        for (int k = 0; k < 100000; ++k) {
+          store.append(frames[k % frames.size()]);
+          ++appended;
+        }
+      } catch (const nep::Error& e) {
+        what = e.what();
+      }
+      FILE* fp = std::fopen(count_path.c_str(), "w");  // tiny: under the limit
+      std::fprintf(fp, "%d\n%s\n", appended, what.c_str());
+      std::fclose(fp);
+      exit(what.empty() ? 3 : 0);  // exit, not _exit: HDF5 must not crash at exit either
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << " at limit " << limit;
+    std::ifstream in(count_path);
+    int appended = 0;
+    std::string what;
+    in >> appended;
+    std::getline(in >> std::ws, what);
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find("File too large); the frames written before this one are intact"), std::string::npos) << what;
+    EXPECT_GT(appended, 0) << what;
+    std::vector<nep::TrainingFrame> got;
+    ASSERT_NO_THROW(got = nep::read_frame_store(path)) << "limit " << limit << " after: " << what;
+    ASSERT_EQ(got.size(), size_t(appended)) << what;
+    for (size_t k = 0; k < got.size(); ++k) expect_same(got[k], frames[k % frames.size()]);
+    {
+      auto store = nep::FrameStore::open_append(path);
+      EXPECT_EQ(store.size(), appended);
+      store.append(frames[0]);
+    }
+    EXPECT_EQ(nep::read_frame_store(path).size(), size_t(appended) + 1);
+  }
+}
+
 TEST(FrameStoreErrors, MissingNotHdf5WrongVersionTruncated) {
   EXPECT_THROW(nep::read_frame_store(tmp_path("does_not_exist.h5")), nep::Error);
   EXPECT_THROW(nep::FrameStore::create("/nonexistent_dir/x.h5"), nep::Error);
@@ -185,6 +240,87 @@ TEST(FrameStoreErrors, MissingNotHdf5WrongVersionTruncated) {
   }
   fs::resize_file(trunc, fs::file_size(trunc) / 2);
   EXPECT_THROW(nep::read_frame_store(trunc), nep::Error);
+}
+
+// Stores damaged in ways the fuzzer (tests/fuzz/fuzz_frame_store) found or probed: each is rejected
+// with a message naming the store, never converted or read as wrong numbers.
+void expect_store_error(const std::string& path, const std::string& what) {
+  try {
+    nep::read_frame_store(path);
+    FAIL() << "no error for " << what;
+  } catch (const nep::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+template <class T>
+void overwrite(const std::string& path, const char* dataset, hsize_t row, hsize_t col, hid_t type, T value) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+  hid_t sp = H5Dget_space(d);
+  hsize_t start[2] = {row, col}, count[2] = {1, 1};
+  H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
+  hid_t mem = H5Screate_simple(2, count, nullptr);
+  EXPECT_GE(H5Dwrite(d, type, mem, sp, H5P_DEFAULT, &value), 0);
+  H5Sclose(mem);
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+TEST(FrameStoreErrors, DamagedColumnsAreRejectedNotConverted) {
+  const auto frames = sample_frames();
+  auto fresh = [&](const std::string& name) {
+    const std::string path = tmp_path(name);
+    auto store = nep::FrameStore::create(path);
+    store.append(frames[0]);
+    store.append(frames[1]);
+    return path;
+  };
+  {  // a float32 position column (HDF5 would convert it silently, losing digits)
+    const std::string path = fresh("float_positions.h5");
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    H5Ldelete(f, "atoms/position", H5P_DEFAULT);
+    hsize_t dims[2] = {hsize_t(frames[0].natoms() + frames[1].natoms()), 3};
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    H5Dclose(H5Dcreate2(f, "atoms/position", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(sp);
+    H5Fclose(f);
+    expect_store_error(path, "dataset atoms/position has the wrong element type");
+    EXPECT_THROW(nep::FrameStore::open_append(path), nep::Error);
+  }
+  {
+    const std::string path = fresh("bad_z.h5");
+    overwrite<int32_t>(path, "atoms/z", 1, 0, H5T_NATIVE_INT32, 200);
+    expect_store_error(path, "frame 0 atom 1 has atomic number 200");
+  }
+  {
+    const std::string path = fresh("nan_position.h5");
+    overwrite<double>(path, "atoms/position", hsize_t(frames[0].natoms()), 2, H5T_NATIVE_DOUBLE, std::nan(""));
+    expect_store_error(path, "frame 1 holds a non-finite number");
+  }
+  {  // the last frame's offset points past the atoms: reading and appending both refuse
+    const std::string path = fresh("bad_offset.h5");
+    overwrite<int64_t>(path, "frames/atom_offset", 1, 0, H5T_NATIVE_INT64, int64_t(1) << 62);
+    expect_store_error(path, "frame 1 points outside the atom arrays");
+    try {
+      nep::FrameStore::open_append(path);
+      FAIL();
+    } catch (const nep::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the last frame points outside the atom arrays"), std::string::npos) << e.what();
+    }
+  }
+  {  // metadata bytes overwritten: an error (HDF5's SWMR re-reads are capped, so it comes at once)
+    const std::string path = fresh("bad_bytes.h5");
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(200);
+    io.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+    io.close();
+    EXPECT_THROW(nep::read_frame_store(path), nep::Error);
+  }
 }
 
 }  // namespace

@@ -101,6 +101,20 @@ TEST(TrainingFrame, RoundTripIsExact) {
   }
 }
 
+// found by tests/fuzz/fuzz_xyz: a quoted config_type with spaces was written bare and came back cut
+TEST(TrainingFrame, ConfigTypesWithSpacesAndQuotesRoundTrip) {
+  const std::string atoms = " Properties=species:S:1:pos:R:3\nSi 0 0 0\n";
+  const std::string lattice = "1\nLattice=\"5 0 0 0 5 0 0 0 5\" config_type=";
+  for (const std::string& v : {std::string("\"bulk liquid 3000K\""), std::string("'say \"hi\" twice'"),
+                               std::string("a\"b'c"), std::string("\"'quoted'\"")}) {
+    const auto a = nep::parse_training_xyz(lattice + v + atoms, "t.xyz");
+    const auto b = nep::parse_training_xyz(nep::format_training_xyz(a), "roundtrip");
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(a[0].config_type, b[0].config_type) << v;
+    EXPECT_NE(a[0].config_type, "") << v;
+  }
+}
+
 void expect_reject(const std::string& text, const std::string& where, const std::string& what) {
   try {
     nep::parse_training_xyz(text, "t.xyz");

@@ -36,6 +36,11 @@ void expect_reject(const std::string& text, const std::string& where, const std:
 const std::string kHead = "2\nLattice=\"5 0 0 0 5 0 0 0 5\" Properties=species:S:1:pos:R:3\n";
 
 TEST(XyzReject, BadAtomCount) { expect_reject("x\n", "1", "number of atoms"); }
+// found by tests/fuzz/fuzz_xyz: an atom count of 10^8 in a short file used to reserve 3 GB first
+TEST(XyzReject, HugeAtomCountInAShortFile) {
+  expect_reject("100000000\nLattice=\"5 0 0 0 5 0 0 0 5\" Properties=species:S:1:pos:R:3\nSi 0 0 0\n", "3",
+                "file ends inside a frame");
+}
 TEST(XyzReject, Truncated) { expect_reject(kHead + "Si 0 0 0\n", "3", "file ends inside a frame"); }
 TEST(XyzReject, WrongColumnCount) { expect_reject(kHead + "Si 0 0 0\nSi 1 1\n", "4", "atom line has 3 columns"); }
 TEST(XyzReject, BadNumber) { expect_reject(kHead + "Si 0 0 0\nSi 1 1 x\n", "4", "bad number 'x'"); }

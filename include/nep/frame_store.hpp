@@ -23,7 +23,9 @@ class FrameStore {
   FrameStore(const FrameStore&) = delete;
   ~FrameStore();
 
-  void append(const TrainingFrame& frame);  // durable when it returns (flushed)
+  // durable when it returns (flushed); if it throws (a write failed), the store is closed and
+  // every frame appended before is intact
+  void append(const TrainingFrame& frame);
   int64_t size() const { return frames_; }
   const std::string& path() const { return path_; }
 
@@ -40,6 +42,7 @@ class FrameStore {
   long dset_[kColumns] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   uint64_t rows_[kColumns] = {0};
   void write_column(int c, uint64_t row, uint64_t n, const void* data);
+  void append_rows(const TrainingFrame& frame, const std::vector<int32_t>& z);
   void close_columns();
 };
 

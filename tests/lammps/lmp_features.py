@@ -237,7 +237,26 @@ ERRORS = [
      "rattled_swapped.xyz:1: first line must be"),
     ("bad keyword", lambda h: h.replace(f"pair_style {ARGS.style}", f"pair_style {ARGS.style} precision half"),
      "unknown precision 'half'"),
+    # an atom type left unmapped (NULL) outside pair_style hybrid: LAMMPS refuses the run
+    ("unmapped type", lambda h: h.replace("Te Pb\n", "Te NULL\n"), "All pair coeffs are not set"),
 ]
+
+
+def check_nan_position():
+    # a position turning NaN between re-neighbourings (LAMMPS checks coordinates only when it
+    # re-neighbours) must stop the run with the atom named, not drop the atom's neighbours silently
+    deck = header(boxrep=2) + """
+neigh_modify every 1000 delay 0 check no
+group one id 5
+variable dx atom (step>=3)*1e308*10-(step>=3)*1e308*10
+fix m one move variable v_dx NULL NULL NULL NULL NULL
+fix n all nve
+run 6
+"""
+    out = run_lmp(deck, expect_fail=True)
+    assert "non-finite position" in out and "at step 3" in out, out[-1500:]
+    line = next(l for l in out.splitlines() if "non-finite position" in l)
+    return "NaN position at step 3 stops the run: %s" % line.strip()[:90]
 
 
 def check_errors():
@@ -249,7 +268,7 @@ def check_errors():
 
 CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_restart_newton_off,
           check_repeated_runs, check_plugin_clear_and_reload,
-          check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors]
+          check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors, check_nan_position]
 
 
 def main():

@@ -9,6 +9,7 @@
 - write_restart/read_restart continues the buffer with no duplicate or lost frame (equal to an
   uninterrupted run), and drops frames written after the restart point;
 - kill -9 in the middle of a run leaves a readable buffer whose frames all survive a reopen;
+- a full disk (file-size limit) stops the run with a clear error and loses no earlier frame;
 - bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
 import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
 
@@ -251,15 +252,50 @@ while time.time() - t0 < 60 and (not os.path.exists(os.path.join(kd, "si.h5")) o
 time.sleep(0.3)
 proc.send_signal(signal.SIGKILL)
 proc.wait()
+def check_reopen_appends(d, kept, what):
+    """A 30-step run (every 10) on the left-over buffer keeps its frames and appends 3."""
+    p, _ = run(d, deck(steps=30, thermo=False), name="in.reopen")
+    again = read_buffer(d)
+    check(p.returncode == 0 and len(again) == len(kept) + 3 and again[:len(kept)] == kept,
+          f"{what}: reopened, the {len(kept)} frames intact and 3 appended ({len(again)})")
+
+
 try:
     killed = read_buffer(kd)
     check(len(killed) > 10, f"kill -9 mid-run: buffer readable with {len(killed)} complete frames")
-    p, _ = run(kd, deck(steps=30, thermo=False), name="in.reopen")
-    again = read_buffer(kd)
-    check(p.returncode == 0 and len(again) == len(killed) + 3 and again[:len(killed)] == killed,
-          f"reopened after kill -9: {len(killed)} frames intact, 3 appended ({len(again)})")
+    check_reopen_appends(kd, killed, "kill -9")
 except subprocess.CalledProcessError as e:
     check(False, f"kill -9 mid-run: buffer unreadable ({e.stderr})")
+
+# ---- 5b. disk full while buffering (RLIMIT_FSIZE with SIGXFSZ ignored: write() fails with
+# EFBIG, as it fails with ENOSPC on a full disk): a clear error, every earlier frame intact
+def file_size_limit(nbytes):
+    def apply():
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+    return apply
+
+
+fd = newdir("full")
+ref = newdir("full_ref")
+full_deck = deck(steps=400, every=1, thermo=False, fix_args="train_every 1000000")
+run(ref, full_deck, name="in.ref")
+open(os.path.join(fd, "in.full"), "w").write(full_deck)
+# PMIX_MCA_gds=hash: Open MPI's singleton start-up would otherwise need a shared-memory file larger than the limit
+env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1", PMIX_MCA_gds="hash")
+p = subprocess.run([args.lmp, "-in", "in.full", "-log", "none"], cwd=fd, env=env, capture_output=True, text=True,
+                   timeout=300, preexec_fn=file_size_limit(1000000))
+out = p.stdout + p.stderr
+msg = re.search(r"fix nep/train: step \d+: \S*si.h5: HDF5 error [^(]*\(File too large\); the frames written before this one are intact", out)
+check(p.returncode > 0 and msg is not None, f"disk full: run stops with a clear error (exit {p.returncode}: {msg.group(0) if msg else out[-300:]})")
+try:
+    kept, whole = read_buffer(fd), read_buffer(ref)
+    ok, diff = frames_close(kept, whole[:len(kept)], tol=0.0)
+    check(50 < len(kept) < len(whole) and ok, f"disk full: the {len(kept)} frames before the failed one are intact ({diff})")
+    check_reopen_appends(fd, kept, "disk full, then room again")
+except subprocess.CalledProcessError as e:
+    check(False, f"disk full: buffer unreadable ({e.stderr})")
 
 # ---- 6. errors
 ed = newdir("errors")
@@ -269,6 +305,9 @@ cases = [
     ("non-metal units", deck(units="real"), "units metal"),
     ("unwritable buffer", deck(buffer="/nonexistent/dir/si.h5"), "/nonexistent/dir/si.h5: cannot create"),
     ("bad nep.in line", deck().replace("input nep.in", "input bad.in"), "bad.in:2:"),
+    ("unknown keyword", deck(fix_args="foo 1"), "unknown keyword 'foo'"),
+    ("bad select", deck(fix_args="select maybe"), "select must be 'every' or 'error X'"),
+    ("bad heldout", deck(fix_args="heldout 1.5"), "heldout must be in [0, 1)"),
 ]
 open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
 for what, text, msg in cases:

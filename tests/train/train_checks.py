@@ -5,7 +5,7 @@ gives the same nep.txt bytes at --threads 1 and 2 and when repeated, a different
 interrupted run resumed from its checkpoint ends with the same bytes, 2 MPI ranks give the
 1-rank model to 1e-10, an .h5 frame store trains
 like the .xyz it came from, and bad input is reported with file and line."""
-import argparse, filecmp, os, shutil, subprocess, sys, tempfile
+import argparse, filecmp, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--train", required=True)
@@ -116,6 +116,16 @@ try:
     e = setup(os.path.join(tmp, "e"))
     p1 = run(e, "--seed", "5", "--stop-after", "4")
     check(p1.returncode == 0 and "--resume" in p1.stdout, "run stops after epoch 4 with a checkpoint")
+    # a checkpoint of another run is refused, and left usable
+    bad = run(e, "--seed", "6", "--resume", expect_ok=False)
+    check(bad.returncode != 0 and "checkpoint was written with seed 5, this run uses 6" in bad.stdout + bad.stderr,
+          "resume with another seed: refused with a clear message")
+    nep_in = open(os.path.join(e, "nep.in")).read()
+    open(os.path.join(e, "nep.in"), "w").write(re.sub(r"neuron\s+\d+", "neuron 3", nep_in))
+    bad = run(e, "--seed", "5", "--resume", expect_ok=False)
+    check(bad.returncode != 0 and "checkpoint model does not match nep.in" in bad.stdout + bad.stderr,
+          "resume with another architecture in nep.in: refused with a clear message")
+    open(os.path.join(e, "nep.in"), "w").write(nep_in)
     p2 = run(e, "--seed", "5", "--resume", "--threads", "2")
     check(p2.returncode == 0 and "resumed" in p2.stdout, "run resumes from the checkpoint")
     check(read_bytes(os.path.join(a, "nep.txt")) == read_bytes(os.path.join(e, "nep.txt")), "resumed run ends with the uninterrupted run's nep.txt")
