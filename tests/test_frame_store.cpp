@@ -160,6 +160,7 @@ TEST(FrameStore, FullDiskLosesNoCommittedFrame) {
   for (const long limit : {1200000L, 2500000L, 5000000L}) {
     const std::string path = tmp_path("full_" + std::to_string(limit) + ".h5");
     const std::string count_path = path + ".count";
+    std::fflush(nullptr);  // the child exits through exit(): nothing of ours may sit in its buffers
     const pid_t pid = fork();
     if (pid == 0) {
       signal(SIGXFSZ, SIG_IGN);
