@@ -45,7 +45,6 @@ const Column kAtomColumns[] = {{"atoms/z", H5T_NATIVE_INT32, 1},
                                {"atoms/force", H5T_NATIVE_DOUBLE, 3}};
 enum Flags : uint8_t { kHasEnergy = 1, kHasForces = 2, kHasVirial = 4 };
 
-
 void check(herr_t status, const std::string& path, const std::string& what) {
   if (status < 0) throw Error(path + ": HDF5 error while " + what);
 }

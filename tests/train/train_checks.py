@@ -62,8 +62,11 @@ def setup(d, nep_in=NEP_IN):
 
 def run(d, *extra, expect_ok=True):
     p = subprocess.run([args.train, d, *extra], capture_output=True, text=True)
-    if expect_ok and p.returncode != 0:
-        print(p.stdout, p.stderr)
+    if expect_ok:
+        # a run meant to succeed must exit 0 (under tools/sanitize.sh, a leak or UB report exits non-zero)
+        check(p.returncode == 0, f"nep-train {' '.join(extra)} in {os.path.basename(d)} exits 0 (got {p.returncode})")
+        if p.returncode != 0:
+            print(p.stdout[-3000:], p.stderr[-3000:])
     return p
 
 
