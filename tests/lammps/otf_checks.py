@@ -13,7 +13,7 @@
 - bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
 import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
 
-from otf_common import SI_SW, numbers
+from otf_common import SI_SW, numbers, si_box
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -44,16 +44,7 @@ def check(cond, what):
 
 def deck(fix_args="", steps=60, extra_before="", extra_after="", restart_in=None, units="metal", every=10,
          buffer="si.h5", thermo=True, integrate="fix nve all nve"):
-    head = f"read_restart {restart_in}\n" if restart_in else f"""units {units}
-boundary p p p
-lattice diamond 5.431
-region box block 0 2 0 2 0 2
-create_box 1 box
-create_atoms 1 box
-mass 1 28.0855
-displace_atoms all random 0.1 0.1 0.1 4242
-velocity all create 1500 7 loop geom
-"""
+    head = f"read_restart {restart_in}\n" if restart_in else si_box(units, rattle=True)
     th = ("thermo_style custom step pe f_learn[1] f_learn[2] f_learn[3] f_learn[4] f_learn[5] f_learn[6] f_learn[7]\n"
           "thermo_modify format float %.17g\nthermo 10\n") if thermo else ""
     return f"""{head}plugin load {args.plugin}

@@ -1,7 +1,16 @@
-"""Shared by the fix nep/train test scripts: the Stillinger-Weber teacher and number extraction."""
+"""Shared by the fix nep/train test scripts: the Stillinger-Weber teacher, the 64-atom Si box, number
+extraction."""
 
 # Stillinger-Weber silicon (Stillinger & Weber, PRB 31, 5262 (1985)), in LAMMPS's sw format
 SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
+
+
+def si_box(units="metal", rattle=False):
+    """Input lines creating the 64-atom diamond Si box (2x2x2 cells) at 1500 K, optionally rattled."""
+    return (f"units {units}\nboundary p p p\nlattice diamond 5.431\nregion box block 0 2 0 2 0 2\n"
+            "create_box 1 box\ncreate_atoms 1 box\nmass 1 28.0855\n"
+            + ("displace_atoms all random 0.1 0.1 0.1 4242\n" if rattle else "")
+            + "velocity all create 1500 7 loop geom\n")
 
 
 def numbers(text):

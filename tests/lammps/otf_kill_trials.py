@@ -14,7 +14,7 @@ Prints counts. Usage: otf_kill_trials.py --lmp LMP --plugin PLUGIN --frames nep-
 --predict nep-predict [--trials 20] [--seed 1]"""
 import argparse, os, random, re, shutil, signal, subprocess, sys, tempfile, time
 
-from otf_common import SI_SW, numbers
+from otf_common import SI_SW, numbers, si_box
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -29,15 +29,7 @@ NEP_IN = "type 1 Si\ncutoff 4.2 3.7\nn_max 4 4\nbasis_size 6 6\nl_max 4 2 0\nneu
 STEPS = 400
 FIX = "fix learn all nep/train every 5 buffer si.h5 model si.nep.txt input nep.in seed 3 train_every 10\n"
 COMMON = f"plugin load {args.plugin}\npair_style sw\npair_coeff * * Si.sw Si\n"
-FRESH = f"""units metal
-boundary p p p
-lattice diamond 5.431
-region box block 0 2 0 2 0 2
-create_box 1 box
-create_atoms 1 box
-mass 1 28.0855
-velocity all create 1500 7 loop geom
-{COMMON}fix nve all nve
+FRESH = f"""{si_box()}{COMMON}fix nve all nve
 {FIX}restart 20 r.a r.b
 run {STEPS}
 """
