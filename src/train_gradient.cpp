@@ -21,24 +21,23 @@ inline Dual operator+(Dual a, Dual b) { return {a.v + b.v, a.d + b.d}; }
 inline Dual operator-(Dual a, Dual b) { return {a.v - b.v, a.d - b.d}; }
 inline Dual operator*(Dual a, Dual b) { return {a.v * b.v, a.v * b.d + a.d * b.v}; }
 inline Dual operator*(double c, Dual a) { return {c * a.v, c * a.d}; }
+inline Dual operator*(Dual a, double c) { return {c * a.v, c * a.d}; }
 inline Dual& operator+=(Dual& a, Dual b) {
   a.v += b.v;
   a.d += b.d;
   return a;
 }
 
-struct PolyRef {
-  const double* p;
-  double operator()(int i) const { return p[i]; }
-};
-
-// 4-body q_222 from the L = 2 entries a[0..4] and its gradient (same formulas as the core)
-Dual q222_value(const double* c, const Dual* a) {
+// 4-body q_222 from the L = 2 entries a[0..4] and its gradient (same formulas as the core);
+// X = double or Dual
+template <class X>
+X q222_value(const double* c, const X* a) {
   return c[0] * (a[0] * a[0] * a[0]) + c[1] * (a[0] * (a[1] * a[1] + a[2] * a[2])) +
          c[2] * (a[0] * (a[3] * a[3] + a[4] * a[4])) + c[3] * (a[3] * (a[2] * a[2] - a[1] * a[1])) +
          c[4] * (a[1] * a[2] * a[4]);
 }
-void q222_grad(const double* c, const Dual* a, Dual fp, Dual* g) {
+template <class X>
+void q222_grad(const double* c, const X* a, X fp, X* g) {
   g[0] += fp * (3 * c[0] * (a[0] * a[0]) + c[1] * (a[1] * a[1] + a[2] * a[2]) + c[2] * (a[3] * a[3] + a[4] * a[4]));
   g[1] += fp * (2 * c[1] * (a[0] * a[1]) - 2 * c[3] * (a[3] * a[1]) + c[4] * (a[2] * a[4]));
   g[2] += fp * (2 * c[1] * (a[0] * a[2]) + 2 * c[3] * (a[3] * a[2]) + c[4] * (a[1] * a[4]));
@@ -89,98 +88,152 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
       rcA_[a * T_ + b] = 0.5 * (m.rc_angular[a] + m.rc_angular[b]);
     }
   const AngularTables& tab = angular_tables();
-  poly_.assign(&tab.poly[0][0][0], &tab.poly[0][0][0] + (kMaxL + 1) * (kMaxL + 1) * (kMaxL + 1));
   c3b_.assign(tab.c3b, tab.c3b + kNumAngularEntries);
+  cA_pair_.resize(static_cast<size_t>(T_) * T_ * NA_ * KA_);
+  for (int n = 0; n < NA_; ++n)
+    for (int k = 0; k < KA_; ++k)
+      for (int pr = 0; pr < T_ * T_; ++pr) cA_pair_[pr * NA_ * KA_ + n * KA_ + k] = m.c[n_cR_ + (n * KA_ + k) * T_ * T_ + pr];
+  const int n_nets = m.version == 3 ? 1 : T_;
+  w0t_.resize(static_cast<size_t>(n_nets) * D_ * H_);
+  for (int t = 0; t < n_nets; ++t)
+    for (int h = 0; h < H_; ++h)
+      for (int d = 0; d < D_; ++d) w0t_[(static_cast<size_t>(t) * D_ + d) * H_ + h] = m.ann[ann_stride_ * t + h * D_ + d];
 }
 
-void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double wE, const double* delta,
+namespace {
+
+// Angular invariants of one n (NEP Eqs. 7-9 and the 4/5-body q_222, q_1111) from the moment
+// entries sn[e], into q[ch * stride], ch = L-1 for L = 1..L3, then q_222, then q_1111.
+template <class X>
+void angular_invariants(int L3, const double* c3b, bool q222, bool q1111, const X* sn, X* q, int stride) {
+  for (int L = 1; L <= L3; ++L) {
+    const int base = L * L - 1;
+    X acc{};
+    for (int k = 1; k <= 2 * L; ++k) acc += c3b[base + k] * (sn[base + k] * sn[base + k]);
+    q[(L - 1) * stride] = c3b[base] * (sn[base] * sn[base]) + 2.0 * acc;
+  }
+  int ch = L3;
+  if (q222) q[(ch++) * stride] = q222_value(kC4B, sn + 3);
+  if (q1111) {
+    const X b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
+    q[ch * stride] = kC5B[0] * (b0sq * b0sq) + kC5B[1] * (b0sq * b12) + kC5B[2] * (b12 * b12);
+  }
+}
+
+// G_e = dU/ds_e through the invariants, given fp[ch * stride] = dU/dq of each channel.
+template <class X>
+void angular_invariant_grad(int L3, const double* c3b, bool q222, bool q1111, const X* sn, const X* fp, int stride,
+                            int S, X* G) {
+  for (int e = 0; e < S; ++e) G[e] = X{};
+  for (int L = 1; L <= L3; ++L) {
+    const int base = L * L - 1;
+    const X fpL = fp[(L - 1) * stride];
+    G[base] = (2.0 * c3b[base]) * (sn[base] * fpL);
+    for (int k = 1; k <= 2 * L; ++k) G[base + k] = (4.0 * c3b[base + k]) * (sn[base + k] * fpL);
+  }
+  int ch = L3;
+  if (q222) q222_grad(kC4B, sn + 3, fp[(ch++) * stride], G + 3);
+  if (q1111) {
+    const X fp5 = fp[ch * stride];
+    const X b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
+    G[0] += fp5 * ((4 * kC5B[0]) * (b0sq * sn[0]) + (2 * kC5B[1]) * (sn[0] * b12));
+    const X c = (2 * kC5B[1]) * b0sq + (4 * kC5B[2]) * b12;
+    G[1] += fp5 * (c * sn[1]);
+    G[2] += fp5 * (c * sn[2]);
+  }
+}
+
+}  // namespace
+
+void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta,
                                 const double* Delta, double* grad, Scratch& sc, double* e_nn, double* phi) const {
-  using detail::kMaxBasis;
   const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, KR = KR_, KA = KA_, S = S_;
-  sc.Bv.resize(T * KR);
   sc.Bd.resize(T * KR);
-  sc.Av.resize(static_cast<size_t>(T) * KA * S);
-  sc.Ad.resize(static_cast<size_t>(T) * KA * S);
-  double* Bv = sc.Bv.data();
+  sc.sv.resize(static_cast<size_t>(NA) * S);
+  sc.sd.resize(static_cast<size_t>(NA) * S);
+  sc.Gv.resize(static_cast<size_t>(NA) * S);
+  sc.Gd.resize(static_cast<size_t>(NA) * S);
+  sc.gA.resize(static_cast<size_t>(T) * NA * KA);
   double* Bd = sc.Bd.data();
-  double* Av = sc.Av.data();
-  double* Ad = sc.Ad.data();
-  const PolyRef poly{poly_.data()};
+  double* sv = sc.sv.data();
+  double* sd = sc.sd.data();
+  double* Gv = sc.Gv.data();
+  double* Gd = sc.Gd.data();
+  double* gA = sc.gA.data();
   const double* ann = m_.ann.data();
   const double* qsc = m_.q_scaler.data();
   const double* cR = m_.c.data();
-  const double* cA = m_.c.data() + n_cR_;
   double* gc_R = grad + n_ann_;
   double* gc_A = grad + n_ann_ + n_cR_;
   std::vector<Dual> q(D), Fp(D);
   std::vector<double> qsv(D), qsd(D), Fpv(D), Fpd(D);
-  sc.sv.resize(static_cast<size_t>(NA) * S);
-  sc.sd.resize(static_cast<size_t>(NA) * S);
-  double* sv = sc.sv.data();
-  double* sd = sc.sd.data();
-  double fk[kMaxBasis], fkp[kMaxBasis], Y[kNumAngularEntries], dY[3 * kNumAngularEntries], Yd[kNumAngularEntries];
   double e_sum = 0.0, phi_sum = 0.0;
   auto coef = [wE](Dual x) { return wE * x.v - x.d; };  // contribution of dX/dtheta to dL/dtheta
+  // tangent of r_ij along the seeded direction: u = delta_j - delta_i + Delta^T r_ij
+  auto tangent = [&](int i, int oj, const double* r, double* u) {
+    for (int c = 0; c < 3; ++c) {
+      u[c] = delta ? delta[3 * oj + c] - delta[3 * i + c] : 0.0;
+      if (Delta) u[c] += Delta[c] * r[0] + Delta[3 + c] * r[1] + Delta[6 + c] * r[2];
+    }
+  };
 
   for (int i = i0; i < i1; ++i) {
-    const int ti = nl.type[i];
+    const int ti = pb.type[i];
     if (ti < 0) continue;
-    std::fill(sc.Bv.begin(), sc.Bv.end(), 0.0);
+    // ---- radial: B_tk (cached) and its tangent Bd_tk = sum_j f_k'(d_ij) (r_hat_ij . u_ij)
+    const double* Bv = &pb.B[static_cast<size_t>(i) * T * KR];
     std::fill(sc.Bd.begin(), sc.Bd.end(), 0.0);
-    std::fill(sc.Av.begin(), sc.Av.end(), 0.0);
-    std::fill(sc.Ad.begin(), sc.Ad.end(), 0.0);
-    const double* xi = &nl.x[3 * i];
-    const int nn = nl.num_neighbors[i];
-    const int* row = &nl.neighbors[static_cast<size_t>(i) * nl.max_neighbors];
-    // ---- pair loop: type-resolved radial sums B_tk = sum_j f_k(d_ij) and angular sums
-    //      A_tke = sum_j f_k(d_ij) Y_e(r_hat_ij), each with its tangent
-    for (int jj = 0; jj < nn; ++jj) {
-      const int j = row[jj];
-      const int tj = nl.type[j];
-      if (tj < 0) continue;
-      const double r[3] = {nl.x[3 * j] - xi[0], nl.x[3 * j + 1] - xi[1], nl.x[3 * j + 2] - xi[2]};
-      const double d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-      const int pair = ti * T + tj;
-      const double rcR = rcR_[pair], rcA = rcA_[pair];
-      const bool in_r = d2 < rcR * rcR, in_a = d2 < rcA * rcA;
-      if (!in_r && !in_a) continue;
-      const double d = std::sqrt(d2), dinv = 1.0 / d;
-      // tangent of r_ij: u = delta_j - delta_i + Delta^T r
-      const int oj = nl.owner[j];
+    for (int p = pb.r_begin[i]; p < pb.r_begin[i + 1]; ++p) {
+      const double* g = &pb.r_geom[4 * static_cast<size_t>(p)];
       double u[3];
-      for (int c = 0; c < 3; ++c) {
-        u[c] = delta ? delta[3 * oj + c] - delta[3 * i + c] : 0.0;
-        if (Delta) u[c] += Delta[c] * r[0] + Delta[3 + c] * r[1] + Delta[6 + c] * r[2];
-      }
-      const double dd = (r[0] * u[0] + r[1] * u[1] + r[2] * u[2]) * dinv;
-      if (in_r) {
-        detail::radial_basis<double>(KR, d, 1.0 / rcR, fk, fkp);
-        double* bv = Bv + tj * KR;
-        double* bd = Bd + tj * KR;
-        for (int k = 0; k < KR; ++k) {
-          bv[k] += fk[k];
-          bd[k] += fkp[k] * dd;
-        }
-      }
-      if (in_a) {
-        detail::radial_basis<double>(KA, d, 1.0 / rcA, fk, fkp);
-        const double uh[3] = {r[0] * dinv, r[1] * dinv, r[2] * dinv};
-        const double uu = uh[0] * u[0] + uh[1] * u[1] + uh[2] * u[2];
-        const double ud[3] = {(u[0] - uh[0] * uu) * dinv, (u[1] - uh[1] * uu) * dinv, (u[2] - uh[2] * uu) * dinv};
-        detail::angular_entries<double>(L3_, poly, uh[0], uh[1], uh[2], Y, dY);
-        for (int e = 0; e < S; ++e) Yd[e] = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
+      tangent(i, pb.r_owner[p], g, u);
+      const double dd = (g[0] * u[0] + g[1] * u[1] + g[2] * u[2]) * g[3];
+      const double* fp = &pb.r_fp[static_cast<size_t>(p) * KR];
+      double* bd = Bd + pb.r_type[p] * KR;
+      for (int k = 0; k < KR; ++k) bd[k] += fp[k] * dd;
+    }
+    // ---- angular moments s_ne = sum_j g_n(d_ij) Y_e(r_hat_ij), g_n = sum_k c_nk(ti,tj) f_k, with
+    //      tangents; per pair keep dd = r_hat.u and Yd_e = grad Y_e . d r_hat for the c gradient
+    const int a0 = pb.a_begin[i], na = pb.a_begin[i + 1] - a0;
+    sc.pair_dd.resize(na);
+    sc.pair_Yd.resize(static_cast<size_t>(na) * S);
+    std::fill(sc.sv.begin(), sc.sv.end(), 0.0);
+    std::fill(sc.sd.begin(), sc.sd.end(), 0.0);
+    for (int pp = 0; pp < na; ++pp) {
+      const size_t p = static_cast<size_t>(a0 + pp);
+      const double* g = &pb.a_geom[4 * p];
+      const double dinv = g[3];
+      double u[3];
+      tangent(i, pb.a_owner[p], g, u);
+      const double uh[3] = {g[0] * dinv, g[1] * dinv, g[2] * dinv};
+      const double uu = uh[0] * u[0] + uh[1] * u[1] + uh[2] * u[2];
+      const double ud[3] = {(u[0] - uh[0] * uu) * dinv, (u[1] - uh[1] * uu) * dinv, (u[2] - uh[2] * uu) * dinv};
+      const double dd = uu;
+      const double* Y = &pb.a_Y[p * S];
+      const double* dY = &pb.a_dY[p * 3 * S];
+      double* Yd = &sc.pair_Yd[static_cast<size_t>(pp) * S];
+      for (int e = 0; e < S; ++e) Yd[e] = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
+      sc.pair_dd[pp] = dd;
+      const double* f = &pb.a_f[p * KA];
+      const double* fp = &pb.a_fp[p * KA];
+      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      for (int n = 0; n < NA; ++n) {
+        double gv = 0.0, gd = 0.0;
         for (int k = 0; k < KA; ++k) {
-          const double fv = fk[k], fd = fkp[k] * dd;
-          double* av = Av + (static_cast<size_t>(tj) * KA + k) * S;
-          double* ad = Ad + (static_cast<size_t>(tj) * KA + k) * S;
-          for (int e = 0; e < S; ++e) {
-            av[e] += fv * Y[e];
-            ad[e] += fd * Y[e] + fv * Yd[e];
-          }
+          gv += c[n * KA + k] * f[k];
+          gd += c[n * KA + k] * fp[k];
+        }
+        gd *= dd;
+        double* snv = sv + n * S;
+        double* snd = sd + n * S;
+#pragma omp simd
+        for (int e = 0; e < S; ++e) {
+          snv[e] += gv * Y[e];
+          snd[e] += gd * Y[e] + gv * Yd[e];
         }
       }
     }
-    // ---- descriptor: q_n = sum_t sum_k c_nk(ti,t) B_tk;  s_ne = sum_t sum_k c_nk(ti,t) A_tke
+    // ---- descriptor: q_n = sum_t sum_k c_nk(ti,t) B_tk; angular invariants of s
     for (int n = 0; n < NR; ++n) {
       Dual acc;
       for (int k = 0; k < KR; ++k)
@@ -192,33 +245,9 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
       q[n] = acc;
     }
     for (int n = 0; n < NA; ++n) {
-      double* snv = &sv[static_cast<size_t>(n) * S];
-      double* snd = &sd[static_cast<size_t>(n) * S];
-      for (int e = 0; e < S; ++e) snv[e] = snd[e] = 0.0;
-      for (int k = 0; k < KA; ++k)
-        for (int t = 0; t < T; ++t) {
-          const double c = cA[(n * KA + k) * T * T + ti * T + t];
-          const double* av = Av + (static_cast<size_t>(t) * KA + k) * S;
-          const double* ad = Ad + (static_cast<size_t>(t) * KA + k) * S;
-          for (int e = 0; e < S; ++e) {
-            snv[e] += c * av[e];
-            snd[e] += c * ad[e];
-          }
-        }
       Dual sn[kNumAngularEntries];
-      for (int e = 0; e < S; ++e) sn[e] = {snv[e], snd[e]};
-      for (int L = 1; L <= L3_; ++L) {
-        const int base = L * L - 1;
-        Dual acc;
-        for (int k = 1; k <= 2 * L; ++k) acc += c3b_[base + k] * (sn[base + k] * sn[base + k]);
-        q[NR + (L - 1) * NA + n] = c3b_[base] * (sn[base] * sn[base]) + 2.0 * acc;
-      }
-      int ch = L3_;
-      if (q222_) q[NR + (ch++) * NA + n] = q222_value(kC4B, sn + 3);
-      if (q1111_) {
-        const Dual b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        q[NR + ch * NA + n] = kC5B[0] * (b0sq * b0sq) + kC5B[1] * (b0sq * b12) + kC5B[2] * (b12 * b12);
-      }
+      for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
+      angular_invariants(L3_, c3b_.data(), q222_, q1111_, sn, &q[NR + n], NA);
     }
     // ---- network U = sum_h w1_h tanh(z_h) - b1, z_h = sum_d w0_hd q~_d - b0_h, q~ = q * q_scaler
     const int off = ann_stride_ * ti;
@@ -252,6 +281,7 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
       // dL/dw0_hd = coef(g_h q~_d) = (wE g - g') q~ - g q~'
       const double a = wE * gh.v - gh.d, b = -gh.v;
       double* gw = gw0 + h * D;
+#pragma omp simd
       for (int d = 0; d < D; ++d) {
         gw[d] += a * qsv[d] + b * qsd[d];
         Fpv[d] += gh.v * w[d];
@@ -268,47 +298,190 @@ void GradientKernel::accumulate(const NeighborList& nl, int i0, int i1, double w
           const Dual b{Bv[t * KR + k], Bd[t * KR + k]};
           gc_R[(n * KR + k) * T * T + ti * T + t] += coef(Fp[n] * b);
         }
-    // ---- angular: G_ne = dU/ds_ne through the invariants, then dU/dc_nk(ti,t) = sum_e G_ne A_tke
+    // ---- angular: G_ne = dU/ds_ne through the invariants; per pair P_n = sum_e G_ne Y_e and
+    //      dU/dc_nk(ti,tj) += P_n f_k(d_ij) (all as duals)
     for (int n = 0; n < NA; ++n) {
       Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
-      for (int e = 0; e < S; ++e) sn[e] = {sv[static_cast<size_t>(n) * S + e], sd[static_cast<size_t>(n) * S + e]};
-      for (int L = 1; L <= L3_; ++L) {
-        const int base = L * L - 1;
-        const Dual fpL = Fp[NR + (L - 1) * NA + n];
-        Gn[base] = (2.0 * c3b_[base]) * (sn[base] * fpL);
-        for (int k = 1; k <= 2 * L; ++k) Gn[base + k] = (4.0 * c3b_[base + k]) * (sn[base + k] * fpL);
-      }
-      int ch = L3_;
-      if (q222_) q222_grad(kC4B, sn + 3, Fp[NR + (ch++) * NA + n], Gn + 3);
-      if (q1111_) {
-        const Dual fp5 = Fp[NR + ch * NA + n];
-        const Dual b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        Gn[0] += fp5 * ((4 * kC5B[0]) * (b0sq * sn[0]) + (2 * kC5B[1]) * (sn[0] * b12));
-        const Dual c = (2 * kC5B[1]) * b0sq + (4 * kC5B[2]) * b12;
-        Gn[1] += fp5 * (c * sn[1]);
-        Gn[2] += fp5 * (c * sn[2]);
-      }
-      double Gv[kNumAngularEntries], Gd[kNumAngularEntries];
+      for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
+      angular_invariant_grad(L3_, c3b_.data(), q222_, q1111_, sn, &Fp[NR + n], NA, S, Gn);
       for (int e = 0; e < S; ++e) {
-        Gv[e] = Gn[e].v;
-        Gd[e] = Gn[e].d;
+        Gv[n * S + e] = Gn[e].v;
+        Gd[n * S + e] = Gn[e].d;
       }
-      for (int k = 0; k < KA; ++k)
-        for (int t = 0; t < T; ++t) {
-          const double* av = Av + (static_cast<size_t>(t) * KA + k) * S;
-          const double* ad = Ad + (static_cast<size_t>(t) * KA + k) * S;
-          double gv = 0.0, gd = 0.0;
-#pragma omp simd reduction(+ : gv, gd)
-          for (int e = 0; e < S; ++e) {
-            gv += Gv[e] * av[e];
-            gd += Gv[e] * ad[e] + Gd[e] * av[e];
-          }
-          gc_A[(n * KA + k) * T * T + ti * T + t] += wE * gv - gd;
-        }
     }
+    std::fill(sc.gA.begin(), sc.gA.end(), 0.0);
+    for (int pp = 0; pp < na; ++pp) {
+      const size_t p = static_cast<size_t>(a0 + pp);
+      const double* Y = &pb.a_Y[p * S];
+      const double* Yd = &sc.pair_Yd[static_cast<size_t>(pp) * S];
+      const double* f = &pb.a_f[p * KA];
+      const double* fp = &pb.a_fp[p * KA];
+      const double dd = sc.pair_dd[pp];
+      double* ga = gA + static_cast<size_t>(pb.a_type[p]) * NA * KA;
+      for (int n = 0; n < NA; ++n) {
+        const double* gv = Gv + n * S;
+        const double* gd = Gd + n * S;
+        double pv = 0.0, pd = 0.0;
+#pragma omp simd reduction(+ : pv, pd)
+        for (int e = 0; e < S; ++e) {
+          pv += gv[e] * Y[e];
+          pd += gd[e] * Y[e] + gv[e] * Yd[e];
+        }
+        // coef(P f) = wE pv f - (pd f + pv f' dd)
+        const double a = wE * pv - pd, b = pv * dd;
+        for (int k = 0; k < KA; ++k) ga[n * KA + k] += a * f[k] - b * fp[k];
+      }
+    }
+    for (int t = 0; t < T; ++t)
+      for (int n = 0; n < NA; ++n)
+        for (int k = 0; k < KA; ++k) gc_A[(n * KA + k) * T * T + ti * T + t] += gA[(static_cast<size_t>(t) * NA + n) * KA + k];
   }
   if (e_nn) *e_nn += e_sum;
   if (phi) *phi += phi_sum;
+}
+
+void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial, double* force, Scratch& sc) const {
+  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, KR = KR_, KA = KA_, S = S_;
+  const int n = pb.nlocal;
+  const double* ann = m_.ann.data();
+  const double* qsc = m_.q_scaler.data();
+  const double* cR = m_.c.data();
+  sc.sv.resize(static_cast<size_t>(NA) * S);
+  sc.Gv.resize(static_cast<size_t>(NA) * S);
+  sc.cF.resize(static_cast<size_t>(T) * KR);
+  double* s = sc.sv.data();
+  double* G = sc.Gv.data();
+  double* cF = sc.cF.data();
+  std::vector<double> q(D), dU(D), z(H);
+  double e_sum = 0.0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 3 * n; ++k) force[k] = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const int ti = pb.type[i];
+    if (ti < 0) continue;
+    // descriptor (radial sums cached; angular moments from the cached pair basis)
+    const double* Bv = &pb.B[static_cast<size_t>(i) * T * KR];
+    for (int nn = 0; nn < NR; ++nn) {
+      double acc = 0.0;
+      for (int k = 0; k < KR; ++k)
+        for (int t = 0; t < T; ++t) acc += cR[(nn * KR + k) * T * T + ti * T + t] * Bv[t * KR + k];
+      q[nn] = acc;
+    }
+    const int a0 = pb.a_begin[i], a1 = pb.a_begin[i + 1];
+    std::fill(sc.sv.begin(), sc.sv.end(), 0.0);
+    for (int p = a0; p < a1; ++p) {
+      const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
+      const double* f = &pb.a_f[static_cast<size_t>(p) * KA];
+      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      for (int nn = 0; nn < NA; ++nn) {
+        double g = 0.0;
+        for (int k = 0; k < KA; ++k) g += c[nn * KA + k] * f[k];
+        double* sn = s + nn * S;
+#pragma omp simd
+        for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
+      }
+    }
+    for (int nn = 0; nn < NA; ++nn) angular_invariants(L3_, c3b_.data(), q222_, q1111_, s + nn * S, &q[NR + nn], NA);
+    // network
+    const int off = ann_stride_ * ti;
+    const double* w0 = ann + off;
+    const double* w0t = &w0t_[static_cast<size_t>(m_.version == 3 ? 0 : ti) * D * H];
+    const double* b0 = w0 + H * D;
+    const double* w1 = b0 + H;
+    for (int h = 0; h < H; ++h) z[h] = -b0[h];
+    for (int d = 0; d < D; ++d) {
+      const double qd = q[d] * qsc[d];
+      const double* wt = w0t + d * H;
+#pragma omp simd
+      for (int h = 0; h < H; ++h) z[h] += wt[h] * qd;
+    }
+    double U = 0.0;
+    for (int h = 0; h < H; ++h) {
+      const double t = std::tanh(z[h]);
+      U += w1[h] * t;
+      z[h] = w1[h] * (1.0 - t * t);
+    }
+    for (int d = 0; d < D; ++d) dU[d] = 0.0;
+    for (int h = 0; h < H; ++h) {
+      const double gh = z[h];
+      const double* wr = w0 + h * D;
+#pragma omp simd
+      for (int d = 0; d < D; ++d) dU[d] += gh * wr[d];
+    }
+    for (int d = 0; d < D; ++d) dU[d] *= qsc[d];
+    e_sum += U - ann[m_.ann_b1_offset()];
+    // forces: radial f_ij = (sum_k f_k'(d) cF_{tj,k}) r_hat, cF_tk = sum_n c_nk(ti,t) dU/dq_n
+    for (int t = 0; t < T; ++t)
+      for (int k = 0; k < KR; ++k) {
+        double acc = 0.0;
+        for (int nn = 0; nn < NR; ++nn) acc += cR[(nn * KR + k) * T * T + ti * T + t] * dU[nn];
+        cF[t * KR + k] = acc;
+      }
+    double fi[3] = {0, 0, 0};
+    auto add_pair = [&](int oj, const double* r, const double* fij) {
+      for (int c = 0; c < 3; ++c) {
+        fi[c] += fij[c];
+        force[3 * oj + c] -= fij[c];
+      }
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) w[3 * a + b] -= r[a] * fij[b];
+    };
+    for (int p = pb.r_begin[i]; p < pb.r_begin[i + 1]; ++p) {
+      const double* g = &pb.r_geom[4 * static_cast<size_t>(p)];
+      const double* fp = &pb.r_fp[static_cast<size_t>(p) * KR];
+      const double* c = cF + pb.r_type[p] * KR;
+      double fr = 0.0;
+      for (int k = 0; k < KR; ++k) fr += fp[k] * c[k];
+      fr *= g[3];
+      const double fij[3] = {fr * g[0], fr * g[1], fr * g[2]};
+      add_pair(pb.r_owner[p], g, fij);
+    }
+    // angular: G_ne = dU/ds_ne; d/dr [g_n(d) Y_e(r_hat)] = g_n' Y_e r_hat + g_n (grad Y_e)_perp / d
+    for (int nn = 0; nn < NA; ++nn)
+      angular_invariant_grad(L3_, c3b_.data(), q222_, q1111_, s + nn * S, &dU[NR + nn], NA, S, G + nn * S);
+    for (int p = a0; p < a1; ++p) {
+      const double* g = &pb.a_geom[4 * static_cast<size_t>(p)];
+      const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
+      const double* dY = &pb.a_dY[static_cast<size_t>(p) * 3 * S];
+      const double* f = &pb.a_f[static_cast<size_t>(p) * KA];
+      const double* fp = &pb.a_fp[static_cast<size_t>(p) * KA];
+      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      double Hn[kNumAngularEntries] = {}, Hp[kNumAngularEntries] = {};
+      for (int nn = 0; nn < NA; ++nn) {
+        double gn = 0.0, gp = 0.0;
+        for (int k = 0; k < KA; ++k) {
+          gn += c[nn * KA + k] * f[k];
+          gp += c[nn * KA + k] * fp[k];
+        }
+        const double* Gn = G + nn * S;
+#pragma omp simd
+        for (int e = 0; e < S; ++e) {
+          Hn[e] += Gn[e] * gn;
+          Hp[e] += Gn[e] * gp;
+        }
+      }
+      const double dinv = g[3];
+      const double uh[3] = {g[0] * dinv, g[1] * dinv, g[2] * dinv};
+      double a = 0.0, b[3] = {0, 0, 0};
+      for (int e = 0; e < S; ++e) {
+        a += Hp[e] * Y[e];
+        b[0] += Hn[e] * dY[3 * e];
+        b[1] += Hn[e] * dY[3 * e + 1];
+        b[2] += Hn[e] * dY[3 * e + 2];
+      }
+      const double bu = b[0] * uh[0] + b[1] * uh[1] + b[2] * uh[2];
+      double fij[3];
+      for (int c3 = 0; c3 < 3; ++c3) fij[c3] = a * uh[c3] + (b[c3] - bu * uh[c3]) * dinv;
+      add_pair(pb.a_owner[p], g, fij);
+    }
+    for (int c = 0; c < 3; ++c) force[3 * i + c] += fi[c];
+  }
+  energy = e_sum;
+  for (int c = 0; c < 9; ++c) virial[c] = w[c];
+  if (pb.has_zbl) {
+    energy += pb.zbl_energy;
+    for (int c = 0; c < 9; ++c) virial[c] += pb.zbl_virial[c];
+    for (int k = 0; k < 3 * n; ++k) force[k] += pb.zbl_force[k];
+  }
 }
 
 }  // namespace nep

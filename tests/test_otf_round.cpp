@@ -33,12 +33,12 @@ TEST(OtfRound, ExpandingTheScalerKeepsTheModelTheSameFunction) {
   nep::Model m = nep::read_model(nep_test::data_path("potentials/PbTe_NEP4.txt"));
   for (double& s : m.q_scaler) s *= 50.0;  // as if fitted to a much narrower range than the data
   nep::train::Dataset data = nep::train::make_dataset(frames(0, 3), "PbTe", m);
-  nep::train::NeighborCache cache(data, m.cutoff_max(), 100);
+  nep::train::NeighborCache cache(data, m, 100, false);
   nep::train::BatchLoss loss(1);
   const nep::train::Comm comm = nep::train::Comm::local();
   std::vector<nep::train::FramePrediction> before(3), after(3);
   nep::train::ErrorSums e;
-  for (int f = 0; f < 3; ++f) loss.predict(m, data, f, *cache.get(f), before[f], e);
+  for (int f = 0; f < 3; ++f) loss.predict(m, data, f, cache.get(f)->nl, before[f], e);
   const nep::Model old = m;
   nep::train::fit_descriptor_scaler(m, data, cache, loss, comm, nep::train::ScalerMode::Expand);
   int widened = 0;
@@ -48,7 +48,7 @@ TEST(OtfRound, ExpandingTheScalerKeepsTheModelTheSameFunction) {
   }
   EXPECT_GT(widened, 0);
   for (int f = 0; f < 3; ++f) {
-    loss.predict(m, data, f, *cache.get(f), after[f], e);
+    loss.predict(m, data, f, cache.get(f)->nl, after[f], e);
     EXPECT_NEAR(after[f].energy, before[f].energy, 1e-12 * std::fabs(before[f].energy));
     for (size_t k = 0; k < before[f].force.size(); ++k) EXPECT_NEAR(after[f].force[k], before[f].force[k], 1e-11);
   }
@@ -90,13 +90,13 @@ TEST(OtfRound, ADivergedRoundKeepsItsStartModel) {
   EXPECT_NEAR(r2.train_rmse_f, r1.train_rmse_f, 1e-9 * r1.train_rmse_f);
   // the kept model is r1's function (its scaler may have been widened, the weights rescaled)
   nep::train::Dataset data = nep::train::make_dataset(frames(0, 2), "PbTe", r1.model);
-  nep::train::NeighborCache cache(data, r1.model.cutoff_max(), 100);
+  nep::train::NeighborCache cache(data, r1.model, 100, false);
   nep::train::BatchLoss loss(1);
   nep::train::ErrorSums e;
   for (int f = 0; f < 2; ++f) {
     nep::train::FramePrediction p1, p2;
-    loss.predict(r1.model, data, f, *cache.get(f), p1, e);
-    loss.predict(r2.model, data, f, *cache.get(f), p2, e);
+    loss.predict(r1.model, data, f, cache.get(f)->nl, p1, e);
+    loss.predict(r2.model, data, f, cache.get(f)->nl, p2, e);
     EXPECT_NEAR(p2.energy, p1.energy, 1e-10 * std::fabs(p1.energy));
     for (size_t k = 0; k < p1.force.size(); ++k) EXPECT_NEAR(p2.force[k], p1.force[k], 1e-10);
   }

@@ -11,7 +11,14 @@
 //   dL/dtheta = wE dE/dtheta - dPhi/dtheta,
 // computed by running the reverse-mode parameter gradient of E in dual numbers (value, d/dt)
 // whose tangent is seeded by u_ij: the value part is dE/dtheta, the tangent part dPhi/dtheta.
-// ZBL has no parameters and is left out (its energy/forces come from the core).
+// ZBL has no parameters and is left out of the gradient; forward() adds the frame's ZBL totals
+// cached in the PairBasis (computed by the core).
+//
+// Both passes read the frame's parameter-independent basis (pair_basis.hpp) instead of
+// re-evaluating the Chebyshev basis and angular entries of every pair each epoch. forward() is a
+// second implementation of the core's energy/force/virial for training; ctest holds it equal to
+// nep::Evaluator to 1e-10 relative (tests/test_train_gradient.cpp), and the trainer's validation
+// and outputs still come from the core.
 //
 // Trainable parameters theta = [model.ann without the shared b1 (solved analytically), model.c],
 // in nep.txt order (see model.hpp). NEP3 and NEP4 are supported.
@@ -19,7 +26,7 @@
 #include <vector>
 
 #include "nep/model.hpp"
-#include "nep/neighbor.hpp"
+#include "nep/pair_basis.hpp"
 
 namespace nep {
 
@@ -34,15 +41,19 @@ class GradientKernel {
 
   // Per-thread scratch (allocate one per worker).
   struct Scratch {
-    std::vector<double> Bv, Bd, Av, Ad, sv, sd;
+    std::vector<double> Bd, sv, sd, Gv, Gd, pair_dd, pair_Yd, gA, cF;
   };
 
-  // Adds wE dE/dtheta - dPhi/dtheta of the local atoms i in [i0, i1) of `nl` into grad
+  // Adds wE dE/dtheta - dPhi/dtheta of the local atoms i in [i0, i1) of the frame into grad
   // (size num_trainable_parameters). delta: 3*nlocal, indexed by owner; Delta: 9 (row-major
   // dL/dW_ab) or nullptr. e_nn and phi (if non-null) receive the network energy (no ZBL) of
   // those atoms and their share of Phi, for checks against the core.
-  void accumulate(const NeighborList& nl, int i0, int i1, double wE, const double* delta, const double* Delta,
+  void accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta, const double* Delta,
                   double* grad, Scratch& scratch, double* e_nn = nullptr, double* phi = nullptr) const;
+
+  // Energy, virial (row-major, 9) and forces on the nlocal atoms (3*nlocal, overwritten) of the
+  // whole frame, ZBL included: the core's results from the cached basis.
+  void forward(const PairBasis& pb, double& energy, double* virial, double* force, Scratch& scratch) const;
 
   int num_parameters() const { return P_; }
 
@@ -51,7 +62,9 @@ class GradientKernel {
   int T_, D_, H_, NR_, NA_, KR_, KA_, L3_, S_, P_, ann_stride_, n_ann_, n_cR_;
   bool q222_, q1111_;
   std::vector<double> rcR_, rcA_;  // per type pair
-  std::vector<double> poly_, c3b_;
+  std::vector<double> c3b_;
+  std::vector<double> cA_pair_;  // angular c repacked [ti*T + tj][n*KA + k]
+  std::vector<double> w0t_;      // first-layer weights transposed per type [t][d*H + h]
 };
 
 }  // namespace nep

@@ -119,7 +119,7 @@ double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossW
 }  // namespace
 
 BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
-                                const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
+                                const std::vector<std::shared_ptr<const FrameGeometry>>& lists, const LossWeights& w,
                                 double* grad, int rank, int size) {
   Impl& im = *impl_;
   const int nb = static_cast<int>(frames.size());
@@ -137,31 +137,40 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   std::vector<FramePrediction> pred(nb);
   std::vector<double> wE(nb), Delta(9 * nb);
   std::vector<std::vector<double>> delta(nb);
+  const GradientKernel kernel(model);
+  std::vector<int> mine;
+  for (int b = rank; b < nb; b += size) mine.push_back(b);
   {
     ScopedStage stage("train:forward");
-    for (int b = rank; b < nb; b += size) {
+    const int nm = static_cast<int>(mine.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(im.threads)
+    for (int k = 0; k < nm; ++k) {
+      const int b = mine[k];
+      const PairBasis& pb = lists[b]->basis;
+      pred[b].force.resize(3 * static_cast<size_t>(pb.nlocal));
+      kernel.forward(pb, pred[b].energy, pred[b].virial, pred[b].force.data(), im.scratch[omp_get_thread_num()]);
+    }
+    for (int b : mine) {  // in batch order: the sums do not depend on the threads
       const auto& fr = data.frames[frames[b]];
-      im.forward(model, *lists[b], pred[b]);
       delta[b].resize(3 * static_cast<size_t>(fr.natoms()));
       res.loss += frame_loss(fr, pred[b], w, cE, cF, cV, res.errors, &wE[b], delta[b].data(), &Delta[9 * b]);
     }
   }
   ScopedStage stage("train:backward");
-  const GradientKernel kernel(model);
   const int P = kernel.num_parameters();
   struct Task {
     int b, i0, i1;
   };
   std::vector<Task> tasks;
-  for (int b = rank; b < nb; b += size)
-    for (int i0 = 0; i0 < lists[b]->nlocal; i0 += kBlock) tasks.push_back({b, i0, std::min(i0 + kBlock, lists[b]->nlocal)});
+  for (int b : mine)
+    for (int i0 = 0; i0 < lists[b]->basis.nlocal; i0 += kBlock) tasks.push_back({b, i0, std::min(i0 + kBlock, lists[b]->basis.nlocal)});
   const int nt = static_cast<int>(tasks.size());
   im.task_grad.assign(static_cast<size_t>(nt) * P, 0.0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(im.threads)
   for (int t = 0; t < nt; ++t) {
     const Task& k = tasks[t];
     const double* Dl = data.frames[frames[k.b]].has_virial ? &Delta[9 * k.b] : nullptr;
-    kernel.accumulate(*lists[k.b], k.i0, k.i1, wE[k.b], delta[k.b].data(), Dl, &im.task_grad[static_cast<size_t>(t) * P],
+    kernel.accumulate(lists[k.b]->basis, k.i0, k.i1, wE[k.b], delta[k.b].data(), Dl, &im.task_grad[static_cast<size_t>(t) * P],
                       im.scratch[omp_get_thread_num()]);
   }
   for (int p = 0; p < P; ++p) grad[p] = 0.0;

@@ -1,7 +1,8 @@
 // One batch of the training loss and its exact parameter gradient.
 //
-// Forward: the core (nep::Evaluator on Kokkos::Serial, one frame at a time, so sums never depend
-// on the thread count). Loss, mean-squared as in TorchNEP (docs/nep_train.md):
+// Forward: GradientKernel::forward on each frame's cached pair basis (equal to the core to
+// 1e-10, ctest), one frame per task, so sums never depend on the thread count. Validation,
+// outputs and descriptors (predict, descriptors) run the core itself (nep::Evaluator). Loss, mean-squared as in TorchNEP (docs/nep_train.md):
 //   L = lambda_e/N_E sum_f w_f (e_f - e_f^ref)^2                     e = E / N_atoms (eV/atom)
 //     + lambda_f/(3 N_F) sum_atoms w_f |F_i - F_i^ref|^2             (eV/A)
 //     + lambda_v/(6 N_V) sum_f w_f sum_{6 comps} (v_f - v_f^ref)^2   v = W / N_atoms (eV/atom)
@@ -48,7 +49,7 @@ class BatchLoss {
   // overwritten. With MPI, this rank handles the batch positions b with b % size == rank (the
   // others' lists may be null) and returns its partial sums; normalisations are the whole batch's.
   BatchResult evaluate(const Model& model, const Dataset& data, const std::vector<int>& frames,
-                       const std::vector<std::shared_ptr<const NeighborList>>& lists, const LossWeights& w,
+                       const std::vector<std::shared_ptr<const FrameGeometry>>& lists, const LossWeights& w,
                        double* grad, int rank = 0, int size = 1);
   // Forward only (validation/outputs); also fills `errors`.
   void predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl, FramePrediction& out,

@@ -32,31 +32,46 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
   return d;
 }
 
-NeighborCache::NeighborCache(const Dataset& data, double cutoff, double budget_mb)
-    : data_(data), cutoff_(cutoff), budget_(static_cast<size_t>(budget_mb * 1048576.0)), slots_(data.size()) {}
+NeighborCache::NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis)
+    : data_(data),
+      model_(model),
+      cutoff_(model.cutoff_max()),
+      with_basis_(with_basis),
+      budget_(static_cast<size_t>(budget_mb * 1048576.0)),
+      slots_(data.size()) {}
 
-std::shared_ptr<const NeighborList> NeighborCache::get(int frame) {
+std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_basis) {
+  bool room;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (slots_[frame]) return slots_[frame];
+    room = bytes_ < budget_;
   }
-  auto nl = std::make_shared<NeighborList>();
+  auto g = std::make_shared<FrameGeometry>();
   {
     ScopedStage stage("train:neighbor");
     const TrainingFrame& f = data_.frames[frame];
     Cell cell;
     for (int k = 0; k < 9; ++k) cell.h[k] = f.cell[k];
     for (int k = 0; k < 3; ++k) cell.pbc[k] = f.pbc[k];
-    *nl = build_neighbor_list(f.pos, data_.types[frame], cell, cutoff_);
+    g->nl = build_neighbor_list(f.pos, data_.types[frame], cell, cutoff_);
   }
-  const size_t b = nl->x.size() * 8 + (nl->type.size() + nl->owner.size() + nl->num_neighbors.size() + nl->neighbors.size()) * 4;
+  // without room the frame will not be kept: skip the basis nobody asked for
+  const bool partial = with_basis_ && !need_basis && !room;
+  if (with_basis_ && !partial) {
+    ScopedStage stage("train:basis");
+    g->basis = build_pair_basis(model_, g->nl);
+  }
+  const NeighborList& nl = g->nl;
+  const size_t b = nl.x.size() * 8 + (nl.type.size() + nl.owner.size() + nl.num_neighbors.size() + nl.neighbors.size()) * 4 +
+                   g->basis.bytes();
   std::lock_guard<std::mutex> lock(mutex_);
   ++builds_;
-  if (!slots_[frame] && bytes_ + b <= budget_) {
-    slots_[frame] = nl;
+  if (!partial && !slots_[frame] && bytes_ + b <= budget_) {
+    slots_[frame] = g;
     bytes_ += b;
   }
-  return nl;
+  return g;
 }
 
 }  // namespace train

@@ -1,7 +1,8 @@
-// Training frames mapped to model types, and the memory-bounded cache of their neighbour lists.
-// Neighbour lists (with periodic images) depend only on the geometry and the cutoff, never on
-// the parameters, so each frame's list is built once and kept while the cache has room; frames
-// beyond the budget are rebuilt when used (the recompute fallback). Thread-safe.
+// Training frames mapped to model types, and the memory-bounded cache of what each frame needs
+// that never depends on the parameters: its neighbour list (with periodic images) and, for the
+// training set, its pair basis (nep/pair_basis.hpp). Each frame's entry is built once and kept
+// while the cache has room; frames beyond the budget are rebuilt when used (the recompute
+// fallback, done by the prefetch thread). Thread-safe.
 #pragma once
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "nep/model.hpp"
 #include "nep/neighbor.hpp"
+#include "nep/pair_basis.hpp"
 #include "nep/training_frame.hpp"
 
 namespace nep {
@@ -26,20 +28,29 @@ struct Dataset {
 // Maps species to the model's elements; an unknown element is an error naming file and line.
 Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name, const Model& m);
 
+struct FrameGeometry {
+  NeighborList nl;
+  PairBasis basis;  // empty unless the cache was made with_basis
+};
+
 class NeighborCache {
  public:
-  NeighborCache(const Dataset& data, double cutoff, double budget_mb);
-  std::shared_ptr<const NeighborList> get(int frame);
+  // with_basis: also build each frame's pair basis for `model`'s cutoffs and basis sizes
+  NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis);
+  // need_basis = false: when the cache is full, a frame not in it is returned without its basis
+  std::shared_ptr<const FrameGeometry> get(int frame, bool need_basis = true);
   size_t bytes() const { return bytes_; }
   long builds() const { return builds_; }
 
  private:
   const Dataset& data_;
+  const Model model_;  // a copy; only its cutoffs, basis sizes, l_max and ZBL are used
   double cutoff_;
+  bool with_basis_;
   size_t budget_, bytes_ = 0;
   long builds_ = 0;
   std::mutex mutex_;
-  std::vector<std::shared_ptr<const NeighborList>> slots_;
+  std::vector<std::shared_ptr<const FrameGeometry>> slots_;
 };
 
 }  // namespace train

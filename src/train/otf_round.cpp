@@ -27,8 +27,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
   res.n_train = train.size();
   res.n_heldout = held.size();
   if (train.size() == 0) throw Error("on-the-fly round: no training frames");
-  const double cutoff = model.cutoff_max();
-  NeighborCache train_cache(train, cutoff, cfg.cache_mb), held_cache(held, cutoff, cfg.cache_mb);
+  NeighborCache train_cache(train, model, cfg.cache_mb, true), held_cache(held, model, cfg.cache_mb, false);
   BatchLoss loss(in.threads);
   fit_descriptor_scaler(model, train, train_cache, loss, comm, in.has_start ? ScalerMode::Expand : ScalerMode::Fresh);
   const SetResult before = evaluate_set(model, train, train_cache, loss, comm, true, false);  // b1 for the current data

@@ -33,7 +33,8 @@ void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& ca
   std::vector<double> qmin(D, INFINITY), qmax(D, -INFINITY), q;
   int mn_r = 0, mn_a = 0;
   for (int f = comm.rank(); f < train.size(); f += comm.size()) {
-    auto nl = cache.get(f);
+    auto geom = cache.get(f, false);
+    const NeighborList* nl = &geom->nl;
     if (fresh_scaler) {
       loss.descriptors(model, *nl, q);
       for (int i = 0; i < nl->nlocal; ++i)
@@ -96,9 +97,9 @@ SetResult evaluate_set(Model& model, const Dataset& data, NeighborCache& cache, 
   FramePrediction p;
   std::vector<double> packed;
   for (int f = comm.rank(); f < data.size(); f += comm.size()) {
-    auto nl = cache.get(f);
+    auto geom = cache.get(f, false);
     FramePrediction& q = keep ? r.pred[f] : p;
-    loss.predict(model, data, f, *nl, q, r.err);
+    loss.predict(model, data, f, geom->nl, q, r.err);
     if (keep && comm.size() > 1) {
       packed.push_back(q.energy);
       packed.insert(packed.end(), q.virial, q.virial + 9);

@@ -103,8 +103,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   if (test.size()) out << ", " << test.size() << " test frames from " << test_name;
   out << "\n";
 
-  const double cutoff = model.cutoff_max();
-  NeighborCache train_cache(train, cutoff, cfg.cache_mb), test_cache(test, cutoff, cfg.cache_mb);
+  NeighborCache train_cache(train, model, cfg.cache_mb, true), test_cache(test, model, cfg.cache_mb, false);
   BatchLoss batch_loss(o.threads);
 
   fit_descriptor_scaler(model, train, train_cache, batch_loss, comm, fresh_scaler ? ScalerMode::Fresh : ScalerMode::Keep);
@@ -190,7 +189,9 @@ void run_training(const TrainOptions& o, std::ostream& log) {
     }
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  out << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total\n";
+  out << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total; frame cache "
+      << (train_cache.bytes() + test_cache.bytes()) / 1048576.0 << " MB of " << cfg.cache_mb << " MB ("
+      << train_cache.builds() + test_cache.builds() << " builds)\n";
 }
 
 }  // namespace nep

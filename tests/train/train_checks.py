@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end checks of nep-train on a small EFV training set (6 + 2 PbTe frames from tests/data/train):
 the loss falls, the GPUMD output files are complete and consistent with nep-predict, the same seed
-gives the same nep.txt bytes at --threads 1 and 2 and when repeated, a different seed does not, an
+gives the same nep.txt bytes at --threads 1 and 2, when repeated and with the frame cache off or too
+small, a different seed does not, an
 interrupted run resumed from its checkpoint ends with the same bytes, 2 MPI ranks give the
 1-rank model to 1e-10, an .h5 frame store trains
 like the .xyz it came from, and bad input is reported with file and line."""
@@ -111,6 +112,15 @@ try:
     run(c, "--seed", "5", "--threads", "1")
     check(read_bytes(os.path.join(a, "nep.txt")) == read_bytes(os.path.join(c, "nep.txt")), "same seed: same nep.txt bytes when repeated")
     check(filecmp.cmp(os.path.join(a, "loss.out"), os.path.join(c, "loss.out"), shallow=False), "same seed: same loss.out")
+    # the frame cache (neighbour lists + pair basis) off, and too small for all frames: the
+    # recompute fallback gives the same bytes
+    for budget in ("0", "3"):
+        g = setup(os.path.join(tmp, "cache" + budget), NEP_IN + "cache_mb %s\n" % budget)
+        pg = run(g, "--seed", "5", "--threads", "2")
+        check(read_bytes(os.path.join(a, "nep.txt")) == read_bytes(os.path.join(g, "nep.txt")),
+              "cache_mb %s (frames rebuilt when used): same nep.txt bytes" % budget)
+        check(re.search(r"frame cache [0-9.]+ MB of %s MB \((\d+) builds\)" % budget, pg.stdout) is not None
+              and int(re.search(r"\((\d+) builds\)", pg.stdout).group(1)) > 8, "cache_mb %s: frames were rebuilt" % budget)
     d = setup(os.path.join(tmp, "d"))
     run(d, "--seed", "6")
     check(read_bytes(os.path.join(a, "nep.txt")) != read_bytes(os.path.join(d, "nep.txt")), "another seed: another nep.txt")
