@@ -2,7 +2,8 @@
 # CUDA build of the core, nep-predict, the tests and the benchmarks (no GPU needed to build):
 # the compile check that keeps the GPU code from rotting, and what a device run executes.
 #   NEP_CUDA_ARCH=AMPERE80 tools/cuda_build.sh      -> build-cuda/ (ctest there needs a GPU)
-# The LAMMPS plugin is not part of this build (it needs a CUDA build of LAMMPS).
+#   NEP_CUDA_LAMMPS=1 tools/cuda_build.sh           -> build-cuda-lammps/: the same plus nepplugin.so
+#       for the CUDA LAMMPS of tools/cuda_lammps.sh (built first if missing: ~42 min on 2 cores)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -15,12 +16,18 @@ export NVCC_APPEND_FLAGS="${NEP_CUDA_GENCODE:--gencode arch=compute_90,code=sm_9
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
 "$here/deps_cuda.sh"
 kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$ARCH
+plugin=(-DNEP_BUILD_PLUGIN=OFF)
 build=${NEP_CUDA_BUILD_DIR:-$NEP_REPO/build-cuda}
+if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
+  "$here/cuda_lammps.sh"
+  plugin=(-DNEP_BUILD_PLUGIN=ON -DLAMMPS_DIR="$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$ARCH/lib/cmake/LAMMPS")
+  build=${NEP_CUDA_BUILD_DIR:-$NEP_REPO/build-cuda-lammps}
+fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$NEP_REPO" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
-    -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" \
-    -DNEP_BUILD_PLUGIN=OFF -DNEP_BUILD_TRAINER=OFF >/dev/null  # trainer: CPU only so far
+    -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" "${plugin[@]}" \
+    -DNEP_BUILD_TRAINER=OFF >/dev/null  # trainer: CPU only so far
 fi
 cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}"
 echo "cuda_build: OK ($build)"

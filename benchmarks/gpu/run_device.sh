@@ -6,6 +6,10 @@
 #   1. correctness on the GPU: the NEP_CPU fixture comparisons and physics checks (Device backend)
 #   2. core speed (energy + forces + virial; host neighbour build included, kernels timed apart
 #      with NEP_TIMING) for PbTe NEP4, Si 5-body and C at ~10k, ~100k and ~1M atoms
+#   3. when stage.sh staged the CUDA LAMMPS (.device/lammps.tar.xz): LAMMPS MD with
+#      `pair_style nep/gpu` (-k on g 1 -sf kk, NVT, data resident on the GPU) for PbTe NEP4 at
+#      110,592 and 884,736 atoms, double and float: atom-steps/s into lammps.txt; then the plugin's
+#      NEP_CPU fixture comparison through that LAMMPS on the GPU (lmp_reference.py)
 set -uo pipefail
 OUT=${OUT:-/tmp/nep-gpu-out}
 mkdir -p "$OUT"
@@ -33,3 +37,32 @@ backend=${BACKEND:-device}
 } > "$OUT/bench.txt" 2>&1
 grep -E "PASSED|FAILED|tests ran" "$OUT/tests.log"
 grep -E "^(PbTe|Si_|C_20)" "$OUT/bench.txt"
+LMP_TARBALL=${LMP_TARBALL:-.device/lammps.tar.xz}
+if [ -f "$LMP_TARBALL" ]; then
+  lmpd=$(mktemp -d)
+  tar -xJf "$LMP_TARBALL" -C "$lmpd"
+  export LD_LIBRARY_PATH="$lmpd/lib:$LD_LIBRARY_PATH"
+  lmp_backend=${LMP_KOKKOS:-g 1}   # dry run on a CPU build: LMP_KOKKOS="t 2"
+  {
+    for prec in double float; do
+      for n in ${LMP_SIZES:-24 48}; do  # 8 n^3 atoms
+        log="$OUT/lmp_pbte_${prec}_$n.log"
+        timeout 240 "$lmpd/bin/lmp" -k on $lmp_backend -sf kk -in benchmarks/md/in.bench -log "$log" -screen none \
+          -var system pbte -var n "$n" -var steps "${LMP_STEPS:-200}" -var style nep/gpu -var prec "$prec" \
+          -var plugin "$lmpd/nepplugin.so" -var potdir "$PWD/potentials"
+        echo "rc=$? $prec n=$n"
+        awk -v p="$prec" '/^Loop time of/ { t = $4; s = $9; a = $12 }
+          /^Pair  *\|/ { pair = $NF }
+          END { printf "LMP pbte %s atoms %d steps %d  %.3e atom-steps/s  pair %s%%\n", p, a, s, a * s / t, pair }' "$log"
+      done
+    done
+    echo "== lmp_reference.py (NEP_CPU fixtures through LAMMPS, nep/gpu on the GPU)"
+    kk="-k on $lmp_backend -sf kk -pk kokkos neigh full newton off"
+    timeout 150 python3 tests/lammps/lmp_reference.py --lmp "$lmpd/bin/lmp" --plugin "$lmpd/nepplugin.so" \
+      --data tests/data --style nep/gpu --newton off --lmp-args "$kk" 2>&1 | tail -n 20
+    echo "== the same in float (tolerance 1e-5)"
+    timeout 150 python3 tests/lammps/lmp_reference.py --lmp "$lmpd/bin/lmp" --plugin "$lmpd/nepplugin.so" \
+      --data tests/data --style nep/gpu --newton off --precision float --tol 1e-5 --lmp-args "$kk" 2>&1 | tail -n 20
+  } > "$OUT/lammps.txt" 2>&1
+  grep -E "^LMP|rc=|passed|failed|FAIL" "$OUT/lammps.txt"
+fi

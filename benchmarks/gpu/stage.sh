@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Stage the CUDA build for a device run: binaries and the CUDA Kokkos library into .device/
-# (git-ignored through .git/info/exclude; carried with `carry: [".device"]`).
+# (git-ignored through .git/info/exclude; carried with `carry: [".device"]`, 64 MiB at most).
+# With NEP_CUDA_LAMMPS=1 also the CUDA LAMMPS (tools/cuda_lammps.sh) and its nepplugin.so, stripped
+# and xz-compressed into .device/lammps.tar.xz (liblammps.so is ~80 MB raw).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tools/common.sh"
-"$here/../../tools/cuda_build.sh" >/dev/null
+NEP_CUDA_LAMMPS=0 "$here/../../tools/cuda_build.sh" >/dev/null
+if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then "$here/../../tools/cuda_build.sh" >/dev/null; fi
 cd "$NEP_REPO"
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
 cp build-cuda/tests/test_reference build-cuda/tests/test_physics build-cuda/tests/test_descriptor build-cuda/benchmarks/bench_core build-cuda/nep-predict .device/bin/
 cp -a "$LAMMPS_NEP_CACHE"/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}/lib/*.so* .device/lib/
+if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
+  lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+  t=$(mktemp -d)
+  mkdir -p "$t/bin" "$t/lib"
+  cp "$lmp_prefix/bin/lmp" "$t/bin/"
+  cp -a "$lmp_prefix"/lib/liblammps.so* "$t/lib/"
+  cp build-cuda-lammps/nepplugin.so "$t/"
+  strip --strip-unneeded "$t/bin/lmp" "$t"/lib/liblammps.so.* "$t/nepplugin.so" 2>/dev/null || true
+  tar -C "$t" -cJf .device/lammps.tar.xz bin lib nepplugin.so
+  rm -rf "$t"
+fi
 du -sh .device

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# CUDA build of LAMMPS 20220106 (KOKKOS + MANYBODY + PLUGIN, Kokkos 3.4.01 CUDA from
+# tools/deps_cuda.sh) into the dependency cache, for `pair_style nep/gpu` with `-k on g 1 -sf kk`:
+#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+# No GPU is needed to build. About 42 minutes on 2 cores (all device code is compiled for sm_XX;
+# Hopper runs it from the embedded compute_XX PTX). MPI is off (LAMMPS's STUBS): the device
+# machines have no MPI and one GPU; the install then needs nothing but the CUDA runtime, libgomp
+# and the CUDA Kokkos library next to it. LAMMPS's src/ is kept beside the install for the plugin
+# build (tools/cuda_build.sh with NEP_CUDA_LAMMPS=1).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+ARCH=${NEP_CUDA_ARCH:-AMPERE80}
+SM=$(echo "$ARCH" | tr -dc 0-9)
+export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
+"$here/deps_cuda.sh"
+"$here/deps.sh" --no-lammps
+kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$ARCH
+prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$ARCH
+[ -f "$prefix/.stamp" ] && { echo "cuda_lammps: OK ($prefix, cached)"; exit 0; }
+src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-*/ 2>/dev/null | head -n1)
+if [ -z "$src" ]; then  # deps.sh fetches the source with the CPU LAMMPS build
+  "$here/deps.sh"
+  src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-*/ | head -n1)
+fi
+src=${src%/}
+build=$LAMMPS_NEP_CACHE/build-lammps-cuda-$ARCH
+rm -rf "$build"
+echo "[cuda_lammps] building LAMMPS (CUDA $ARCH) -> $prefix" >&2
+cmake -S "$src/cmake" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
+  -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
+  -DBUILD_SHARED_LIBS=ON -DBUILD_MPI=OFF -DBUILD_OMP=OFF -DLAMMPS_EXCEPTIONS=ON \
+  -DPKG_PLUGIN=ON -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" \
+  -DPKG_MANYBODY=ON -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF >/dev/null
+cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" >/dev/null
+cmake --install "$build" >/dev/null
+mkdir -p "$prefix/share/lammps-src"
+cp -r "$src/src" "$prefix/share/lammps-src/"
+rm -rf "$build"
+touch "$prefix/.stamp"
+echo "cuda_lammps: OK ($prefix)"
