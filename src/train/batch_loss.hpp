@@ -2,7 +2,8 @@
 //
 // Forward: GradientKernel::forward on each frame's cached pair basis (equal to the core to
 // 1e-10, ctest), one frame per task, so sums never depend on the thread count. Validation,
-// outputs and descriptors (predict, descriptors) run the core itself (nep::Evaluator). Loss, mean-squared as in TorchNEP (docs/nep_train.md):
+// outputs and descriptors (predict, descriptors) run the core itself (nep::Evaluator).
+// Loss, mean-squared as in TorchNEP (docs/nep_train.md):
 //   L = lambda_e/N_E sum_f w_f (e_f - e_f^ref)^2                     e = E / N_atoms (eV/atom)
 //     + lambda_f/(3 N_F) sum_atoms w_f |F_i - F_i^ref|^2             (eV/A)
 //     + lambda_v/(6 N_V) sum_f w_f sum_{6 comps} (v_f - v_f^ref)^2   v = W / N_atoms (eV/atom)

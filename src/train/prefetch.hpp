@@ -1,6 +1,6 @@
 // Background batch assembly: a producer thread walks an epoch's batch plan and fetches each
-// frame's neighbour list and pair basis (from the cache, or built now when the cache had no room) while the
-// main thread computes the previous batch. At most `depth` batches wait ready. The plan is fixed
+// frame's neighbour list and pair basis (from the cache, or built now when the cache had no
+// room) while the main thread computes the previous batch. At most `depth` batches wait ready. The plan is fixed
 // before the thread starts, so the order of batches never depends on timing.
 #pragma once
 #include <condition_variable>
