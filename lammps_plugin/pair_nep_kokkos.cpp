@@ -23,6 +23,7 @@
 #include "nep_plugin_common.h"
 
 #include <exception>
+#include <type_traits>
 
 using namespace LAMMPS_NS;
 
@@ -116,12 +117,23 @@ void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
   if (eflag_atom) e_view = d_eatom;
   if (vflag_atom) w_view = d_w9;
 
+  typename nep::Evaluator<DeviceType, double>::t_neighbors neigh;
+  using LmpLayout = typename decltype(k_list->d_neighbors)::array_layout;
+  if constexpr (std::is_same<LmpLayout, typename decltype(d_neigh_copy)::array_layout>::value) {
+    neigh = k_list->d_neighbors;
+  } else {  // a copy per step: only the host styles of a CUDA build get here
+    const auto &src = k_list->d_neighbors;
+    if (d_neigh_copy.extent(0) != src.extent(0) || d_neigh_copy.extent(1) != src.extent(1))
+      d_neigh_copy = decltype(d_neigh_copy)("nep:neighbors", src.extent(0), src.extent(1));
+    Kokkos::deep_copy(d_neigh_copy, src);
+    neigh = d_neigh_copy;
+  }
   nep::EnergyVirial ev;
   try {
     if (ev_float)
-      ev = ev_float->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, k_list->d_neighbors, f, e_view, w_view);
+      ev = ev_float->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, neigh, f, e_view, w_view);
     else
-      ev = ev_double->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, k_list->d_neighbors, f, e_view, w_view);
+      ev = ev_double->compute(inum, k_list->d_ilist, x, d_model_type, k_list->d_numneigh, neigh, f, e_view, w_view);
   } catch (std::exception &e) {
     nep_lmp::error_one(lmp, FLERR, std::string("NEP evaluation failed: ") + e.what());
   }

@@ -32,6 +32,9 @@ class PairNEPKokkos : public PairNEP {
   Kokkos::View<int *, DeviceType> d_model_type;   // per atom
   Kokkos::View<double *, DeviceType> d_eatom;
   Kokkos::View<double *[9], Kokkos::LayoutRight, DeviceType> d_w9;
+  // LAMMPS's neighbour table in the core's layout, when LAMMPS keeps another one on this side
+  // (the host side of a CUDA build: LayoutLeft on the host)
+  typename nep::Evaluator<DeviceType, double>::t_neighbors_alloc d_neigh_copy;
   int neighflag = 0;
 
   // newton_pair off on one MPI rank: each local atom's ghost images (CSR), rebuilt when LAMMPS

@@ -41,7 +41,7 @@ LMP_TARBALL=${LMP_TARBALL:-.device/lammps.tar.xz}
 if [ -f "$LMP_TARBALL" ]; then
   lmpd=$(mktemp -d)
   tar -xJf "$LMP_TARBALL" -C "$lmpd"
-  export LD_LIBRARY_PATH="$lmpd/lib:$LD_LIBRARY_PATH"
+  export LD_LIBRARY_PATH="$lmpd/lib:$LD_LIBRARY_PATH:${CUDA_HOME:-/usr/local/cuda}/lib64"
   lmp_backend=${LMP_KOKKOS:-g 1}   # dry run on a CPU build: LMP_KOKKOS="t 2"
   {
     for prec in double float; do

@@ -20,6 +20,11 @@ if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   cp "$lmp_prefix/bin/lmp" "$t/bin/"
   cp -a "$lmp_prefix"/lib/liblammps.so* "$t/lib/"
   cp build-cuda-lammps/nepplugin.so "$t/"
+  # libraries of Debian's LAMMPS build the device image may lack (libjpeg, libpng, ...); not the C
+  # runtime, zlib, CUDA or Kokkos (staged above)
+  ldd "$lmp_prefix/lib/liblammps.so.0" | awk '$3 ~ /^\// { print $3 }' |
+    grep -Ev '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz|libcudart|libkokkos[a-z]*)\.so' |
+    while read -r lib; do cp -L "$lib" "$t/lib/"; done
   strip --strip-unneeded "$t/bin/lmp" "$t"/lib/liblammps.so.* "$t/nepplugin.so" 2>/dev/null || true
   tar -C "$t" -cJf .device/lammps.tar.xz bin lib nepplugin.so
   rm -rf "$t"

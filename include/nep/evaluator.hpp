@@ -30,6 +30,7 @@ class Evaluator {
   using t_x = Kokkos::View<const double* [3], Kokkos::LayoutRight, DeviceType>;
   using t_int = Kokkos::View<const int*, DeviceType>;
   using t_neighbors = Kokkos::View<const int**, DeviceType>;
+  using t_neighbors_alloc = Kokkos::View<int**, DeviceType>;  // a table compute() accepts
   using t_f = Kokkos::View<double* [3], Kokkos::LayoutRight, DeviceType>;
   using t_eatom = Kokkos::View<double*, DeviceType>;
   using t_vatom = Kokkos::View<double* [9], Kokkos::LayoutRight, DeviceType>;
