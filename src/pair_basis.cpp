@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "evaluator_basis.hpp"
-#include "nep/evaluator.hpp"
+#include "nep/list_evaluate.hpp"
 
 namespace nep {
 
@@ -21,24 +21,13 @@ namespace {
 // ZBL part alone, by the core: with every network weight, bias and descriptor coefficient zero
 // the network energy is exactly zero and only the ZBL pairs remain.
 void zbl_totals(const Model& m, const NeighborList& nl, PairBasis& pb) {
-  using Ev = Evaluator<Kokkos::Serial, double>;
   Model zero = m;
   for (double& v : zero.ann) v = 0.0;
   for (double& v : zero.c) v = 0.0;
-  Ev ev(zero);
-  std::vector<double> f(3 * static_cast<size_t>(nl.nall), 0.0);
-  const int dummy = 0;
-  const int maxn = nl.max_neighbors > 0 ? nl.max_neighbors : 1;
-  Ev::t_x x(nl.x.data(), nl.nall);
-  Ev::t_int type(nl.type.data(), nl.nall), numneigh(nl.num_neighbors.data(), nl.nlocal);
-  Ev::t_neighbors nb(nl.max_neighbors > 0 ? nl.neighbors.data() : &dummy, nl.nlocal, maxn);
-  const EnergyVirial r =
-      ev.compute(nl.nlocal, Ev::t_int(), x, type, numneigh, nb, Ev::t_f(f.data(), nl.nall), Ev::t_eatom(), Ev::t_vatom());
+  SerialEvaluator ev(zero);
+  const EnergyVirial r = evaluate_list(ev, nl, pb.zbl_force);
   pb.zbl_energy = r.energy;
   for (int c = 0; c < 9; ++c) pb.zbl_virial[c] = r.virial[c];
-  pb.zbl_force.assign(3 * static_cast<size_t>(nl.nlocal), 0.0);
-  for (int i = 0; i < nl.nall; ++i)
-    for (int c = 0; c < 3; ++c) pb.zbl_force[3 * nl.owner[i] + c] += f[3 * i + c];
 }
 
 struct PolyRef {

@@ -165,8 +165,12 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
   const double* cR = m_.c.data();
   double* gc_R = grad + n_ann_;
   double* gc_A = grad + n_ann_ + n_cR_;
-  std::vector<Dual> q(D), Fp(D);
-  std::vector<double> qsv(D), qsd(D), Fpv(D), Fpd(D);
+  for (auto* v : {&sc.qsv, &sc.qsd, &sc.Fpv, &sc.Fpd}) v->resize(D);
+  double* qsv = sc.qsv.data();
+  double* qsd = sc.qsd.data();
+  double* Fpv = sc.Fpv.data();
+  double* Fpd = sc.Fpd.data();
+  Dual q[detail::kMaxDim], Fp[detail::kMaxDim];
   double e_sum = 0.0, phi_sum = 0.0;
   auto coef = [wE](Dual x) { return wE * x.v - x.d; };  // contribution of dX/dtheta to dL/dtheta
   // tangent of r_ij along the seeded direction: u = delta_j - delta_i + Delta^T r_ij
@@ -352,7 +356,11 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
   double* s = sc.sv.data();
   double* G = sc.Gv.data();
   double* cF = sc.cF.data();
-  std::vector<double> q(D), dU(D), z(H);
+  for (auto* v : {&sc.qv, &sc.qd}) v->resize(D);
+  sc.z.resize(H);
+  double* q = sc.qv.data();
+  double* dU = sc.qd.data();
+  double* z = sc.z.data();
   double e_sum = 0.0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 3 * n; ++k) force[k] = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -368,13 +376,16 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     }
     const int a0 = pb.a_begin[i], a1 = pb.a_begin[i + 1];
     std::fill(sc.sv.begin(), sc.sv.end(), 0.0);
+    sc.pair_g.resize(static_cast<size_t>(a1 - a0) * NA);  // g_n of each pair, again in the force loop
     for (int p = a0; p < a1; ++p) {
       const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
       const double* f = &pb.a_f[static_cast<size_t>(p) * KA];
       const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      double* gp = &sc.pair_g[static_cast<size_t>(p - a0) * NA];
       for (int nn = 0; nn < NA; ++nn) {
         double g = 0.0;
         for (int k = 0; k < KA; ++k) g += c[nn * KA + k] * f[k];
+        gp[nn] = g;
         double* sn = s + nn * S;
 #pragma omp simd
         for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
@@ -442,16 +453,14 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       const double* g = &pb.a_geom[4 * static_cast<size_t>(p)];
       const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
       const double* dY = &pb.a_dY[static_cast<size_t>(p) * 3 * S];
-      const double* f = &pb.a_f[static_cast<size_t>(p) * KA];
       const double* fp = &pb.a_fp[static_cast<size_t>(p) * KA];
       const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      const double* g_pair = &sc.pair_g[static_cast<size_t>(p - a0) * NA];
       double Hn[kNumAngularEntries] = {}, Hp[kNumAngularEntries] = {};
       for (int nn = 0; nn < NA; ++nn) {
-        double gn = 0.0, gp = 0.0;
-        for (int k = 0; k < KA; ++k) {
-          gn += c[nn * KA + k] * f[k];
-          gp += c[nn * KA + k] * fp[k];
-        }
+        const double gn = g_pair[nn];
+        double gp = 0.0;
+        for (int k = 0; k < KA; ++k) gp += c[nn * KA + k] * fp[k];
         const double* Gn = G + nn * S;
 #pragma omp simd
         for (int e = 0; e < S; ++e) {

@@ -14,7 +14,6 @@ ARCH=${NEP_CUDA_ARCH:-AMPERE80}
 SM=$(echo "$ARCH" | tr -dc 0-9)
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
 "$here/deps_cuda.sh"
-"$here/deps.sh" --no-lammps
 kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$ARCH
 prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$ARCH
 [ -f "$prefix/.stamp" ] && { echo "cuda_lammps: OK ($prefix, cached)"; exit 0; }
@@ -23,20 +22,8 @@ if [ -z "$src" ]; then  # deps.sh fetches the source with the CPU LAMMPS build
   "$here/deps.sh"
   src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-*/ | head -n1)
 fi
-src=${src%/}
-build=$LAMMPS_NEP_CACHE/build-lammps-cuda-$ARCH
-rm -rf "$build"
 echo "[cuda_lammps] building LAMMPS (CUDA $ARCH) -> $prefix" >&2
-cmake -S "$src/cmake" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
+lammps_install "${src%/}" "$LAMMPS_NEP_CACHE/build-lammps-cuda-$ARCH" "$prefix" \
   -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
-  -DBUILD_SHARED_LIBS=ON -DBUILD_MPI=OFF -DBUILD_OMP=OFF -DLAMMPS_EXCEPTIONS=ON \
-  -DPKG_PLUGIN=ON -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" \
-  -DPKG_MANYBODY=ON -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF >/dev/null
-cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" >/dev/null
-cmake --install "$build" >/dev/null
-mkdir -p "$prefix/share/lammps-src"
-cp -r "$src/src" "$prefix/share/lammps-src/"
-rm -rf "$build"
-touch "$prefix/.stamp"
+  -DBUILD_MPI=OFF -DBUILD_OMP=OFF -DKokkos_DIR="$kokkos/lib/cmake/Kokkos"
 echo "cuda_lammps: OK ($prefix)"

@@ -9,6 +9,7 @@
 # the corresponding step is skipped.
 # Usage: tools/deps.sh [--no-lammps]     (tools/env.sh exports the resulting paths)
 set -euo pipefail
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"   # lammps_install
 CACHE=${LAMMPS_NEP_CACHE:-$HOME/.cache/lammps-nep}
 JOBS=${NEP_JOBS:-$(nproc)}
 KOKKOS_VER=3.4.01
@@ -80,19 +81,7 @@ KOKKOS_DIR_USE=${Kokkos_DIR:-$KOKKOS_PREFIX/lib/cmake/Kokkos}
 if [ $want_lammps = 1 ] && [ -z "${LAMMPS_DIR:-}" ] && [ ! -f "$LAMMPS_PREFIX/.stamp" ]; then
   src=$(fetch_source lammps)
   log "building LAMMPS $LAMMPS_VER -> $LAMMPS_PREFIX (about 16 min on 2 cores)"
-  rm -rf "$CACHE/build-lammps"
-  cmake -S "$src/cmake" -B "$CACHE/build-lammps" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_INSTALL_PREFIX="$LAMMPS_PREFIX" -DCMAKE_CXX_STANDARD=17 \
-    -DBUILD_SHARED_LIBS=ON -DBUILD_MPI=ON -DBUILD_OMP=ON -DLAMMPS_EXCEPTIONS=ON \
-    -DPKG_PLUGIN=ON -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON -DKokkos_DIR="$KOKKOS_DIR_USE" \
-    -DPKG_MANYBODY=ON -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF >/dev/null
-  cmake --build "$CACHE/build-lammps" -j "$JOBS" >/dev/null
-  cmake --install "$CACHE/build-lammps" >/dev/null
-  # the plugin compiles against LAMMPS's source headers (incl. src/KOKKOS); keep a copy beside the install
-  mkdir -p "$LAMMPS_PREFIX/share/lammps-src"
-  cp -r "$src/src" "$LAMMPS_PREFIX/share/lammps-src/"
-  cp -r "$src/potentials" "$LAMMPS_PREFIX/share/lammps-src/" 2>/dev/null || true
-  rm -rf "$CACHE/build-lammps"
-  touch "$LAMMPS_PREFIX/.stamp"
+  lammps_install "$src" "$CACHE/build-lammps" "$LAMMPS_PREFIX" \
+    -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE"
 fi
 exit 0

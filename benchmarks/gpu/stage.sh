@@ -6,12 +6,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tools/common.sh"
-NEP_CUDA_LAMMPS=0 "$here/../../tools/cuda_build.sh" >/dev/null
-if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then "$here/../../tools/cuda_build.sh" >/dev/null; fi
+# one CUDA build: build-cuda-lammps/ holds the same binaries as build-cuda/ plus nepplugin.so
+"$here/../../tools/cuda_build.sh" >/dev/null
+bdir=build-cuda
+[ "${NEP_CUDA_LAMMPS:-0}" = 1 ] && bdir=build-cuda-lammps
 cd "$NEP_REPO"
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
-cp build-cuda/tests/test_reference build-cuda/tests/test_physics build-cuda/tests/test_descriptor build-cuda/benchmarks/bench_core build-cuda/nep-predict .device/bin/
+cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descriptor $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
 cp -a "$LAMMPS_NEP_CACHE"/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}/lib/*.so* .device/lib/
 if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
@@ -19,7 +21,7 @@ if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   mkdir -p "$t/bin" "$t/lib"
   cp "$lmp_prefix/bin/lmp" "$t/bin/"
   cp -a "$lmp_prefix"/lib/liblammps.so* "$t/lib/"
-  cp build-cuda-lammps/nepplugin.so "$t/"
+  cp $bdir/nepplugin.so "$t/"
   # libraries of Debian's LAMMPS build the device image may lack (libjpeg, libpng, ...); not the C
   # runtime, zlib, CUDA or Kokkos (staged above)
   ldd "$lmp_prefix/lib/liblammps.so.0" | awk '$3 ~ /^\// { print $3 }' |

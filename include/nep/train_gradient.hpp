@@ -41,7 +41,8 @@ class GradientKernel {
 
   // Per-thread scratch (allocate one per worker).
   struct Scratch {
-    std::vector<double> Bd, sv, sd, Gv, Gd, pair_dd, pair_Yd, gA, cF;
+    std::vector<double> Bd, sv, sd, Gv, Gd, pair_dd, pair_Yd, pair_g, gA, cF;
+    std::vector<double> qv, qd, qsv, qsd, Fpv, Fpd, z;  // per-descriptor and per-neuron values
   };
 
   // Adds wE dE/dtheta - dPhi/dtheta of the local atoms i in [i0, i1) of the frame into grad

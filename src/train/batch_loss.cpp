@@ -5,7 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 
-#include "nep/evaluator.hpp"
+#include "nep/list_evaluate.hpp"
 #include "nep/timing.hpp"
 #include "nep/train_gradient.hpp"
 
@@ -23,27 +23,22 @@ void ErrorSums::add(const ErrorSums& o) {
 }
 
 namespace {
-using Space = Kokkos::Serial;
-using Ev = Evaluator<Space, double>;
 constexpr int kBlock = 64;  // atoms per gradient task (fixed: results do not depend on threads)
 }  // namespace
 
 struct BatchLoss::Impl {
   int threads = 1;
-  std::unique_ptr<Ev> ev;
-  const Model* ev_model = nullptr;
+  std::unique_ptr<SerialEvaluator> ev;
   std::vector<double> ev_params;  // parameters ev was built with (rebuild when they change)
-  std::vector<double> fbuf;
-  std::vector<int> dummy_neigh{0};
   std::vector<GradientKernel::Scratch> scratch;
   std::vector<double> task_grad;
 
-  Ev& evaluator(const Model& m) {
+  SerialEvaluator& evaluator(const Model& m) {
     std::vector<double> key(m.ann);
     key.insert(key.end(), m.c.begin(), m.c.end());
     key.insert(key.end(), m.q_scaler.begin(), m.q_scaler.end());
     if (!ev || key != ev_params) {
-      ev = std::make_unique<Ev>(m);
+      ev = std::make_unique<SerialEvaluator>(m);
       ev_params.swap(key);
     }
     return *ev;
@@ -51,25 +46,9 @@ struct BatchLoss::Impl {
 
   // Core forward on one frame: energy, virial, forces folded onto owners.
   void forward(const Model& m, const NeighborList& nl, FramePrediction& out, double* q = nullptr) {
-    Ev& e = evaluator(m);
-    const int nall = nl.nall, nlocal = nl.nlocal;
-    const int maxn = nl.max_neighbors > 0 ? nl.max_neighbors : 1;
-    const int* neigh = nl.max_neighbors > 0 ? nl.neighbors.data() : dummy_neigh.data();
-    fbuf.assign(3 * static_cast<size_t>(nall), 0.0);
-    Ev::t_x x(nl.x.data(), nall);
-    Ev::t_int type(nl.type.data(), nall), numneigh(nl.num_neighbors.data(), nlocal);
-    Ev::t_neighbors nb(neigh, nlocal, maxn);
-    Ev::t_f f(fbuf.data(), nall);
-    if (q) e.set_descriptor_output(Ev::t_descriptor(q, nlocal, e.dim()));
-    const EnergyVirial r = e.compute(nlocal, Ev::t_int(), x, type, numneigh, nb, f, Ev::t_eatom(), Ev::t_vatom());
-    if (q) e.set_descriptor_output(Ev::t_descriptor());
+    const EnergyVirial r = evaluate_list(evaluator(m), nl, out.force, q);
     out.energy = r.energy;
     for (int c = 0; c < 9; ++c) out.virial[c] = r.virial[c];
-    out.force.assign(3 * static_cast<size_t>(nlocal), 0.0);
-    for (int i = 0; i < nall; ++i) {
-      const int o = nl.owner[i];
-      for (int d = 0; d < 3; ++d) out.force[3 * o + d] += fbuf[3 * i + d];
-    }
   }
 };
 
