@@ -1,4 +1,4 @@
-// nep-train [DIR] [--seed S] [--threads N] [--device cpu] [--resume] [--stop-after EPOCHS]
+// nep-train [DIR] [--seed S] [--threads N] [--device cpu|cuda|kokkos] [--resume] [--stop-after EPOCHS]
 #include <Kokkos_Core.hpp>
 #include <cstdlib>
 #include <cstring>
@@ -15,8 +15,10 @@
 
 namespace {
 void usage() {
-  std::cerr << "usage: nep-train [DIR] [--seed S] [--threads N] [--device cpu] [--resume] [--stop-after EPOCHS]\n"
-               "  DIR holds nep.in, train.xyz (or train.h5) and optionally test.xyz (or test.h5); default '.'\n";
+  std::cerr << "usage: nep-train [DIR] [--seed S] [--threads N] [--device cpu|cuda|kokkos] [--resume] [--stop-after EPOCHS]\n"
+               "  DIR holds nep.in, train.xyz (or train.h5) and optionally test.xyz (or test.h5); default '.'\n"
+               "  --device cuda: training forward/gradient on the GPU (CUDA build); kokkos: the same kernels on\n"
+               "  this build's Kokkos default execution space; cpu (default): the host kernel\n";
 }
 }  // namespace
 

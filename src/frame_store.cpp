@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
+
+#include <unistd.h>
 
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
@@ -197,11 +201,31 @@ void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data)
 }
 
 FrameStore FrameStore::create(const std::string& path) {
+  // The empty store is built under a temporary name and renamed into place, then opened for
+  // appending: a writer killed while creating leaves no half-made file at `path` (found by
+  // test_frame_store's kill trials under load: "cannot open the frame store").
+  const std::string tmp = path + ".creating." + std::to_string(getpid());
   hid_t fapl = fapl_latest(false);
-  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  hid_t file = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
   if (file < 0) throw Error(path + ": cannot create the frame store (directory missing or not writable?)");
-  FrameStore s(path, file);
+  try {
+    FrameStore s(tmp, file);  // closes the file when it goes
+    build_empty_layout(file, path);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot create the frame store (" + std::strerror(err) + ")");
+  }
+  return open_append(path);
+}
+
+void FrameStore::build_empty_layout(long file_id, const std::string& path) {
+  const hid_t file = static_cast<hid_t>(file_id);
   {
     hid_t sp = H5Screate(H5S_SCALAR);
     hid_t str = H5Tcopy(H5T_C_S1);
@@ -234,9 +258,6 @@ FrameStore FrameStore::create(const std::string& path) {
   // 1024 atoms a chunk (24 KB of positions): every flush rewrites the partly filled last chunk of
   // each column, so smaller chunks write less (8192-atom chunks: 85 us an append, 1024: 65 us)
   for (const auto& c : kAtomColumns) make(c, 1024);
-  // everything exists: switch to SWMR writing (appends only from here on)
-  check(H5Fstart_swmr_write(file), path, "starting SWMR write mode");
-  return s;
 }
 
 FrameStore FrameStore::open_append(const std::string& path) {

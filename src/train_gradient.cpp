@@ -8,44 +8,11 @@
 #include "evaluator_basis.hpp"
 #include "nep/angular_basis.hpp"
 #include "nep/error.hpp"
+#include "train_gradient_math.hpp"
 
 namespace nep {
 
-namespace {
-
-// value and derivative along the seeded direction t
-struct Dual {
-  double v = 0.0, d = 0.0;
-};
-inline Dual operator+(Dual a, Dual b) { return {a.v + b.v, a.d + b.d}; }
-inline Dual operator-(Dual a, Dual b) { return {a.v - b.v, a.d - b.d}; }
-inline Dual operator*(Dual a, Dual b) { return {a.v * b.v, a.v * b.d + a.d * b.v}; }
-inline Dual operator*(double c, Dual a) { return {c * a.v, c * a.d}; }
-inline Dual operator*(Dual a, double c) { return {c * a.v, c * a.d}; }
-inline Dual& operator+=(Dual& a, Dual b) {
-  a.v += b.v;
-  a.d += b.d;
-  return a;
-}
-
-// 4-body q_222 from the L = 2 entries a[0..4] and its gradient (same formulas as the core);
-// X = double or Dual
-template <class X>
-X q222_value(const double* c, const X* a) {
-  return c[0] * (a[0] * a[0] * a[0]) + c[1] * (a[0] * (a[1] * a[1] + a[2] * a[2])) +
-         c[2] * (a[0] * (a[3] * a[3] + a[4] * a[4])) + c[3] * (a[3] * (a[2] * a[2] - a[1] * a[1])) +
-         c[4] * (a[1] * a[2] * a[4]);
-}
-template <class X>
-void q222_grad(const double* c, const X* a, X fp, X* g) {
-  g[0] += fp * (3 * c[0] * (a[0] * a[0]) + c[1] * (a[1] * a[1] + a[2] * a[2]) + c[2] * (a[3] * a[3] + a[4] * a[4]));
-  g[1] += fp * (2 * c[1] * (a[0] * a[1]) - 2 * c[3] * (a[3] * a[1]) + c[4] * (a[2] * a[4]));
-  g[2] += fp * (2 * c[1] * (a[0] * a[2]) + 2 * c[3] * (a[3] * a[2]) + c[4] * (a[1] * a[4]));
-  g[3] += fp * (2 * c[2] * (a[0] * a[3]) + c[3] * (a[2] * a[2] - a[1] * a[1]));
-  g[4] += fp * (2 * c[2] * (a[0] * a[4]) + c[4] * (a[1] * a[2]));
-}
-
-}  // namespace
+using detail::Dual;
 
 int num_trainable_parameters(const Model& m) { return m.num_ann_parameters() - 1 + static_cast<int>(m.c.size()); }
 
@@ -99,51 +66,6 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
     for (int h = 0; h < H_; ++h)
       for (int d = 0; d < D_; ++d) w0t_[(static_cast<size_t>(t) * D_ + d) * H_ + h] = m.ann[ann_stride_ * t + h * D_ + d];
 }
-
-namespace {
-
-// Angular invariants of one n (NEP Eqs. 7-9 and the 4/5-body q_222, q_1111) from the moment
-// entries sn[e], into q[ch * stride], ch = L-1 for L = 1..L3, then q_222, then q_1111.
-template <class X>
-void angular_invariants(int L3, const double* c3b, bool q222, bool q1111, const X* sn, X* q, int stride) {
-  for (int L = 1; L <= L3; ++L) {
-    const int base = L * L - 1;
-    X acc{};
-    for (int k = 1; k <= 2 * L; ++k) acc += c3b[base + k] * (sn[base + k] * sn[base + k]);
-    q[(L - 1) * stride] = c3b[base] * (sn[base] * sn[base]) + 2.0 * acc;
-  }
-  int ch = L3;
-  if (q222) q[(ch++) * stride] = q222_value(kC4B, sn + 3);
-  if (q1111) {
-    const X b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-    q[ch * stride] = kC5B[0] * (b0sq * b0sq) + kC5B[1] * (b0sq * b12) + kC5B[2] * (b12 * b12);
-  }
-}
-
-// G_e = dU/ds_e through the invariants, given fp[ch * stride] = dU/dq of each channel.
-template <class X>
-void angular_invariant_grad(int L3, const double* c3b, bool q222, bool q1111, const X* sn, const X* fp, int stride,
-                            int S, X* G) {
-  for (int e = 0; e < S; ++e) G[e] = X{};
-  for (int L = 1; L <= L3; ++L) {
-    const int base = L * L - 1;
-    const X fpL = fp[(L - 1) * stride];
-    G[base] = (2.0 * c3b[base]) * (sn[base] * fpL);
-    for (int k = 1; k <= 2 * L; ++k) G[base + k] = (4.0 * c3b[base + k]) * (sn[base + k] * fpL);
-  }
-  int ch = L3;
-  if (q222) q222_grad(kC4B, sn + 3, fp[(ch++) * stride], G + 3);
-  if (q1111) {
-    const X fp5 = fp[ch * stride];
-    const X b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-    G[0] += fp5 * ((4 * kC5B[0]) * (b0sq * sn[0]) + (2 * kC5B[1]) * (sn[0] * b12));
-    const X c = (2 * kC5B[1]) * b0sq + (4 * kC5B[2]) * b12;
-    G[1] += fp5 * (c * sn[1]);
-    G[2] += fp5 * (c * sn[2]);
-  }
-}
-
-}  // namespace
 
 void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta,
                                 const double* Delta, double* grad, Scratch& sc, double* e_nn, double* phi) const {
@@ -251,7 +173,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     for (int n = 0; n < NA; ++n) {
       Dual sn[kNumAngularEntries];
       for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      angular_invariants(L3_, c3b_.data(), q222_, q1111_, sn, &q[NR + n], NA);
+      detail::angular_invariants(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, sn, &q[NR + n], NA);
     }
     // ---- network U = sum_h w1_h tanh(z_h) - b1, z_h = sum_d w0_hd q~_d - b0_h, q~ = q * q_scaler
     const int off = ann_stride_ * ti;
@@ -307,7 +229,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     for (int n = 0; n < NA; ++n) {
       Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
       for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      angular_invariant_grad(L3_, c3b_.data(), q222_, q1111_, sn, &Fp[NR + n], NA, S, Gn);
+      detail::angular_invariant_grad(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, sn, &Fp[NR + n], NA, S, Gn);
       for (int e = 0; e < S; ++e) {
         Gv[n * S + e] = Gn[e].v;
         Gd[n * S + e] = Gn[e].d;
@@ -391,7 +313,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
         for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
       }
     }
-    for (int nn = 0; nn < NA; ++nn) angular_invariants(L3_, c3b_.data(), q222_, q1111_, s + nn * S, &q[NR + nn], NA);
+    for (int nn = 0; nn < NA; ++nn) detail::angular_invariants(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, s + nn * S, &q[NR + nn], NA);
     // network
     const int off = ann_stride_ * ti;
     const double* w0 = ann + off;
@@ -448,7 +370,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     }
     // angular: G_ne = dU/ds_ne; d/dr [g_n(d) Y_e(r_hat)] = g_n' Y_e r_hat + g_n (grad Y_e)_perp / d
     for (int nn = 0; nn < NA; ++nn)
-      angular_invariant_grad(L3_, c3b_.data(), q222_, q1111_, s + nn * S, &dU[NR + nn], NA, S, G + nn * S);
+      detail::angular_invariant_grad(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, s + nn * S, &dU[NR + nn], NA, S, G + nn * S);
     for (int p = a0; p < a1; ++p) {
       const double* g = &pb.a_geom[4 * static_cast<size_t>(p)];
       const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CUDA build of the core, nep-predict, the tests and the benchmarks (no GPU needed to build):
+# CUDA build of the core, nep-predict, nep-train, the tests and the benchmarks (no GPU needed to build):
 # the compile check that keeps the GPU code from rotting, and what a device run executes.
 #   NEP_CUDA_ARCH=AMPERE80 tools/cuda_build.sh      -> build-cuda/ (ctest there needs a GPU)
 #   NEP_CUDA_LAMMPS=1 tools/cuda_build.sh           -> build-cuda-lammps/: the same plus nepplugin.so
@@ -23,11 +23,20 @@ if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   plugin=(-DNEP_BUILD_PLUGIN=ON -DLAMMPS_DIR="$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$ARCH/lib/cmake/LAMMPS")
   build=${NEP_CUDA_BUILD_DIR:-$NEP_REPO/build-cuda-lammps}
 fi
+# the trainer (nep-train --device cuda) needs a LibTorch: Torch_DIR, else the Python torch's
+# (on the device machine), else Debian's libtorch-dev (found by CMake); NEP_CUDA_TRAINER=0 skips it
+trainer=(-DNEP_BUILD_TRAINER=ON)
+if [ "${NEP_CUDA_TRAINER:-1}" = 0 ]; then
+  trainer=(-DNEP_BUILD_TRAINER=OFF)
+elif [ -n "${Torch_DIR:-}" ]; then
+  trainer+=(-DTorch_DIR="$Torch_DIR")
+elif tp=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
+  trainer+=(-DTorch_DIR="$tp/Torch")
+fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$NEP_REPO" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
-    -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" "${plugin[@]}" \
-    -DNEP_BUILD_TRAINER=OFF >/dev/null  # trainer: CPU only so far
+    -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" "${plugin[@]}" "${trainer[@]}" ${NEP_CUDA_CMAKE_ARGS:-} >/dev/null
 fi
 cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}"
 echo "cuda_build: OK ($build)"

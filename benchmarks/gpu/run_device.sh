@@ -18,6 +18,7 @@ export LD_LIBRARY_PATH="${LIBDIR:-$PWD/.device/lib}:${LD_LIBRARY_PATH:-}"
 export NEP_TEST_DATA_DIR="$PWD/tests/data"
 { nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; date; } > "$OUT/machine.txt"
 {
+  echo "== test_device_gradient"; timeout 100 "$BIN/test_device_gradient" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 100
   echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
   echo "== test_physics"; timeout 200 "$BIN/test_physics" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
   echo "== test_descriptor"; timeout 100 "$BIN/test_descriptor" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 100

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stage the CUDA build for a device run: binaries and the CUDA Kokkos library into .device/
+# Stage the CUDA build for a device run: binaries and the CUDA Kokkos library into .device/, and
+# what benchmarks/gpu/train_device.sh needs to build nep-train there
 # (git-ignored through .git/info/exclude; carried with `carry: [".device"]`, 64 MiB at most).
 # With NEP_CUDA_LAMMPS=1 also the CUDA LAMMPS (tools/cuda_lammps.sh) and its nepplugin.so, stripped
 # and xz-compressed into .device/lammps.tar.xz (liblammps.so is ~80 MB raw).
@@ -13,8 +14,22 @@ bdir=build-cuda
 cd "$NEP_REPO"
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
-cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descriptor $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
-cp -a "$LAMMPS_NEP_CACHE"/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}/lib/*.so* .device/lib/
+cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descriptor $bdir/tests/test_device_gradient \
+  $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
+kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+cp -a "$kokkos"/lib/*.so* .device/lib/
+# for train_device.sh (nep-train built on the device against its Python torch): the CUDA core,
+# the CUDA Kokkos install (headers, CMake files, nvcc_wrapper) and libhdf5 with the libraries it
+# needs that are not the C runtime
+cp $bdir/libnep_core.a .device/lib/
+cp -a "$kokkos" .device/kokkos
+# (in their own folder: only nep-train's runs put it on LD_LIBRARY_PATH, not Python's)
+mkdir -p .device/hdf5lib
+hdf5=$(ldd $bdir/nep-predict | awk '$1 ~ /^libhdf5/ { print $3 }')
+cp -L "$hdf5" .device/hdf5lib/
+ldd "$hdf5" | awk '$3 ~ /^\// { print $3 }' |
+  grep -Ev '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so' |
+  while read -r lib; do cp -L "$lib" .device/hdf5lib/; done
 if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
   t=$(mktemp -d)

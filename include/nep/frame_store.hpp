@@ -32,6 +32,7 @@ class FrameStore {
  private:
   FrameStore(const std::string& path, long file);
   void init_counts();
+  static void build_empty_layout(long file, const std::string& path);  // attributes, groups, empty columns
   std::string path_;
   long file_ = -1;  // hid_t
   int64_t frames_ = 0, atoms_ = 0;

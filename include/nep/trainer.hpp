@@ -14,7 +14,7 @@ struct TrainOptions {
   bool seed_given = false;
   uint64_t seed = 0;        // overrides nep.in's `seed` when seed_given
   int threads = 1;          // gradient threads (results do not depend on it)
-  std::string device = "cpu";
+  std::string device = "cpu";  // cpu | cuda | kokkos (see apps/nep_train.cpp)
   bool resume = false;      // continue from DIR/checkpoint.bin
   int stop_after = -1;      // stop (as if interrupted) after this many epochs; -1 = run to the end
 };

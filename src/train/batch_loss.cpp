@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 
+#include "nep/device_gradient.hpp"
 #include "nep/list_evaluate.hpp"
 #include "nep/timing.hpp"
 #include "nep/train_gradient.hpp"
@@ -28,6 +29,8 @@ constexpr int kBlock = 64;  // atoms per gradient task (fixed: results do not de
 
 struct BatchLoss::Impl {
   int threads = 1;
+  bool device = false;
+  std::unique_ptr<DeviceGradient> dev;  // created on the first batch (architecture of the model)
   std::unique_ptr<SerialEvaluator> ev;
   std::vector<double> ev_params;  // parameters ev was built with (rebuild when they change)
   std::vector<GradientKernel::Scratch> scratch;
@@ -52,8 +55,9 @@ struct BatchLoss::Impl {
   }
 };
 
-BatchLoss::BatchLoss(int threads) : impl_(new Impl) {
+BatchLoss::BatchLoss(int threads, bool device) : impl_(new Impl) {
   impl_->threads = threads > 0 ? threads : 1;
+  impl_->device = device;
   impl_->scratch.resize(impl_->threads);
 }
 BatchLoss::~BatchLoss() = default;
@@ -119,6 +123,7 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   const GradientKernel kernel(model);
   std::vector<int> mine;
   for (int b = rank; b < nb; b += size) mine.push_back(b);
+  if (im.device) return evaluate_device(model, data, frames, lists, w, grad, mine, cE, cF, cV);
   {
     ScopedStage stage("train:forward");
     const int nm = static_cast<int>(mine.size());
@@ -159,6 +164,43 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   }
   return res;
 }
+
+BatchResult BatchLoss::evaluate_device(const Model& model, const Dataset& data, const std::vector<int>& frames,
+                                       const std::vector<std::shared_ptr<const FrameGeometry>>& lists, const LossWeights& w,
+                                       double* grad, const std::vector<int>& mine, double cE, double cF, double cV) {
+  Impl& im = *impl_;
+  if (!im.dev) im.dev = std::make_unique<DeviceGradient>(model);
+  const int nm = static_cast<int>(mine.size());
+  std::vector<int> ids(nm);
+  for (int k = 0; k < nm; ++k) {
+    const int b = mine[k];
+    ids[k] = frames[b];
+    if (!im.dev->resident(ids[k])) im.dev->upload(ids[k], lists[b]->basis);
+  }
+  BatchResult res;
+  std::vector<double> energy(nm), virial(9 * nm), force, wE(nm), Delta(9 * nm), delta;
+  {
+    ScopedStage stage("train:forward");
+    im.dev->forward(model, ids, energy.data(), virial.data(), force);
+    delta.resize(force.size());
+    size_t at = 0;
+    FramePrediction p;
+    for (int k = 0; k < nm; ++k) {  // in batch order: the sums do not depend on the device
+      const auto& fr = data.frames[ids[k]];
+      const size_t n3 = 3 * static_cast<size_t>(fr.natoms());
+      p.energy = energy[k];
+      std::copy(&virial[9 * k], &virial[9 * k] + 9, p.virial);
+      p.force.assign(force.begin() + at, force.begin() + at + n3);
+      res.loss += frame_loss(fr, p, w, cE, cF, cV, res.errors, &wE[k], &delta[at], &Delta[9 * k]);
+      at += n3;
+    }
+  }
+  ScopedStage stage("train:backward");
+  im.dev->gradient(wE.data(), delta.data(), Delta.data(), grad);
+  return res;
+}
+
+size_t BatchLoss::device_bytes() const { return impl_->dev ? impl_->dev->device_bytes() : 0; }
 
 void BatchLoss::predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl,
                         FramePrediction& out, ErrorSums& errors) {

@@ -8,7 +8,9 @@
 //     + lambda_f/(3 N_F) sum_atoms w_f |F_i - F_i^ref|^2             (eV/A)
 //     + lambda_v/(6 N_V) sum_f w_f sum_{6 comps} (v_f - v_f^ref)^2   v = W / N_atoms (eV/atom)
 // Gradient: GradientKernel over fixed 64-atom blocks, each into its own buffer, summed in block
-// order: the same bytes for any number of threads.
+// order: the same bytes for any number of threads. With `device`, DeviceGradient computes the
+// same forward and gradient (same block order) on the Kokkos default execution space, on its
+// device-resident copy of the frames' bases; the loss and its residuals stay on the host.
 #pragma once
 #include <memory>
 #include <vector>
@@ -44,7 +46,9 @@ struct BatchResult {
 
 class BatchLoss {
  public:
-  BatchLoss(int threads);
+  // device: training forward and gradient on the default Kokkos execution space
+  // (nep/device_gradient.hpp) instead of the host kernel; validation and outputs stay on the core.
+  explicit BatchLoss(int threads, bool device = false);
   ~BatchLoss();
   // model: current parameters (incl. b1, q_scaler). grad (size num_trainable_parameters) is
   // overwritten. With MPI, this rank handles the batch positions b with b % size == rank (the
@@ -55,10 +59,15 @@ class BatchLoss {
   // Forward only (validation/outputs); also fills `errors`.
   void predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl, FramePrediction& out,
                ErrorSums& errors);
+  // Bytes the device path holds on its device (0 without it).
+  size_t device_bytes() const;
   // Raw descriptors of a frame's atoms (natoms x dim), for q_scaler.
   void descriptors(const Model& model, const NeighborList& nl, std::vector<double>& q);
 
  private:
+  BatchResult evaluate_device(const Model& model, const Dataset& data, const std::vector<int>& frames,
+                              const std::vector<std::shared_ptr<const FrameGeometry>>& lists, const LossWeights& w,
+                              double* grad, const std::vector<int>& mine, double cE, double cF, double cV);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

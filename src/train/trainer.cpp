@@ -15,6 +15,7 @@
 #include "batch_loss.hpp"
 #include "comm.hpp"
 #include "dataset.hpp"
+#include "nep/device_gradient.hpp"
 #include "nep/error.hpp"
 #include "nep/frame_store.hpp"
 #include "nep/timing.hpp"
@@ -73,8 +74,15 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   std::ostringstream quiet;
   std::ostream& out = comm.root() ? log : quiet;  // one rank talks and writes files
   const auto t_start = std::chrono::steady_clock::now();
-  if (o.device != "cpu")
-    throw Error("--device " + o.device + ": this build trains on the CPU only (see docs/nep_train.md)");
+  // --device cpu: the host kernel (OpenMP); kokkos: DeviceGradient on this build's Kokkos default
+  // execution space; cuda: the same, and that space must be CUDA
+  const std::string space = device_execution_space();
+  if (o.device != "cpu" && o.device != "kokkos" && o.device != "cuda")
+    throw Error("--device " + o.device + ": expected cpu, cuda or kokkos");
+  if (o.device == "cuda" && space != "Cuda")
+    throw Error("--device cuda: this build's Kokkos runs on " + space +
+                " (build with tools/cuda_build.sh for CUDA; --device kokkos runs the device kernels here)");
+  const bool on_device = o.device != "cpu";
   const std::string nep_in = o.dir + "/nep.in";
   TrainConfig cfg = parse_train_config(root_text(comm, [&] { return detail::read_text_file(nep_in); }), nep_in);
   if (o.seed_given) cfg.seed = o.seed;
@@ -104,7 +112,8 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   out << "\n";
 
   NeighborCache train_cache(train, model, cfg.cache_mb, true), test_cache(test, model, cfg.cache_mb, false);
-  BatchLoss batch_loss(o.threads);
+  BatchLoss batch_loss(o.threads, on_device);
+  if (on_device) out << "nep-train: training forward and gradient on Kokkos " << space << "\n";
 
   fit_descriptor_scaler(model, train, train_cache, batch_loss, comm, fresh_scaler ? ScalerMode::Fresh : ScalerMode::Keep);
 
@@ -191,7 +200,9 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   out << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total; frame cache "
       << (train_cache.bytes() + test_cache.bytes()) / 1048576.0 << " MB of " << cfg.cache_mb << " MB ("
-      << train_cache.builds() + test_cache.builds() << " builds)\n";
+      << train_cache.builds() + test_cache.builds() << " builds)";
+  if (on_device) out << "; device " << batch_loss.device_bytes() / 1048576.0 << " MB";
+  out << "\n";
 }
 
 }  // namespace nep

@@ -5,7 +5,7 @@ gives the same nep.txt bytes at --threads 1 and 2, when repeated and with the fr
 small, a different seed does not, an
 interrupted run resumed from its checkpoint ends with the same bytes, 2 MPI ranks give the
 1-rank model to 1e-10, an .h5 frame store trains
-like the .xyz it came from, and bad input is reported with file and line."""
+like the .xyz it came from, the device kernels (--device kokkos) train like the CPU kernel, and bad input is reported with file and line."""
 import argparse, filecmp, os, re, shutil, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser()
@@ -162,6 +162,34 @@ try:
                               os.path.join(a, "nep.txt"), os.path.join(m, "nep.txt"), "1e-10"], capture_output=True, text=True)
         print("     " + cmp.stdout.strip())
         check(cmp.returncode == 0, "2 MPI ranks: nep.txt equals the 1-rank one to 1e-10 relative")
+
+    # 5c. the device kernels (--device kokkos: Kokkos default execution space, OpenMP here; the
+    # path --device cuda takes on a GPU): the CPU run's loss.out and model to 1e-8 relative, same
+    # bytes at 1 and 2 threads and when repeated; --device cuda refused where Kokkos has no CUDA
+    k1 = setup(os.path.join(tmp, "k1"))
+    pk = run(k1, "--seed", "5", "--threads", "1", "--device", "kokkos")
+    check("training forward and gradient on Kokkos" in pk.stdout and re.search(r"device [0-9.]+ MB", pk.stdout) is not None,
+          "--device kokkos: says where it trains and the device memory it held")
+    cmp = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_models.py"),
+                          os.path.join(a, "nep.txt"), os.path.join(k1, "nep.txt"), "1e-8"], capture_output=True, text=True)
+    print("     " + cmp.stdout.strip())
+    check(cmp.returncode == 0, "--device kokkos: nep.txt equals the CPU kernel's to 1e-8 relative")
+    la = [[float(x) for x in l.split()] for l in open(os.path.join(a, "loss.out"))]
+    lk = [[float(x) for x in l.split()] for l in open(os.path.join(k1, "loss.out"))]
+    dev = max(abs(x - y) / max(abs(y), 1e-30) for ra, rk in zip(la, lk) for x, y in zip(rk, ra))
+    check(len(la) == len(lk) and dev < 1e-7, "--device kokkos: loss.out (9 printed digits) equals the CPU kernel's to 1e-7 (max rel dev %.1e)" % dev)
+    k2 = setup(os.path.join(tmp, "k2"))
+    run(k2, "--seed", "5", "--threads", "2", "--device", "kokkos")
+    check(read_bytes(os.path.join(k1, "nep.txt")) == read_bytes(os.path.join(k2, "nep.txt")),
+          "--device kokkos: same nep.txt bytes at --threads 1 and 2")
+    k3 = setup(os.path.join(tmp, "k3"))
+    run(k3, "--seed", "5", "--threads", "2", "--device", "kokkos")
+    check(read_bytes(os.path.join(k3, "nep.txt")) == read_bytes(os.path.join(k2, "nep.txt")), "--device kokkos: same bytes when repeated")
+    kc = setup(os.path.join(tmp, "kc"))
+    pc = run(kc, "--seed", "5", "--device", "cuda", expect_ok=False)
+    cuda_build = "on Kokkos Cuda" in pc.stdout
+    check(pc.returncode == 0 if cuda_build else (pc.returncode != 0 and "--device cuda: this build's Kokkos runs on" in pc.stderr),
+          "--device cuda: trains in a CUDA build, refused with a clear message elsewhere")
 
     # 6. bad input: named file and line, no nep.txt written
     f = setup(os.path.join(tmp, "f"), NEP_IN + "n_maxx 4 4\n")
