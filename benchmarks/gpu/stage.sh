@@ -23,13 +23,14 @@ cp -a "$kokkos"/lib/*.so* .device/lib/
 # needs that are not the C runtime
 cp $bdir/libnep_core.a .device/lib/
 cp -a "$kokkos" .device/kokkos
-# (in their own folder: only nep-train's runs put it on LD_LIBRARY_PATH, not Python's)
+# (compressed, own folder: only nep-train's runs put it on LD_LIBRARY_PATH, not Python's)
 mkdir -p .device/hdf5lib
-hdf5=$(ldd $bdir/nep-predict | awk '$1 ~ /^libhdf5/ { print $3 }')
+hdf5=$(ldd $bdir/nep-frames | awk '$1 ~ /^libhdf5/ { print $3 }')
 cp -L "$hdf5" .device/hdf5lib/
 ldd "$hdf5" | awk '$3 ~ /^\// { print $3 }' |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so' |
   while read -r lib; do cp -L "$lib" .device/hdf5lib/; done
+tar -C .device -cJf .device/hdf5lib.tar.xz hdf5lib && rm -rf .device/hdf5lib  # 20 MB raw
 if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
   t=$(mktemp -d)

@@ -19,6 +19,7 @@ EPOCHS=${EPOCHS:-20}
 if [ -z "${BIN:-}" ]; then
   dev=$repo/.device
   tp=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)') || { echo "no Python torch"; exit 1; }
+  [ -d "$dev/hdf5lib" ] || tar -C "$dev" -xJf "$dev/hdf5lib.tar.xz"
   export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
   export NVCC_APPEND_FLAGS="-gencode arch=compute_90,code=sm_90"
   RUN_LIBS="$dev/lib:$dev/hdf5lib:$(dirname "$(dirname "$tp")")/lib"  # nep-train's runs only (not Python's)
