@@ -1,406 +1,42 @@
-// Kokkos port of the training kernels (include/nep/device_gradient.hpp). Every kernel body is the
-// per-atom loop body of GradientKernel (train_gradient.cpp), with the same index conventions:
-//   descriptor q = [radial n < NR | angular (L-1)*NA + n | q_222 | q_1111], moments s[n*S + e];
-//   theta = [ann without b1 | c]; one gradient row per atom =
-//     [its network's w0 (H*D), b0 (H), w1 (H) | c_R (n*KR+k)*T + t | c_A (n*KA+k)*T + t]
-//   for the c entries with first type = the atom's type (c index (n*K+k)*T*T + ti*T + t).
-// Packed arrays hold all resident frames one after another; atoms and pairs carry global
-// indices (int64 offsets), a batch refers to its atoms by position k and to its frames by b.
+// DeviceGradient (include/nep/device_gradient.hpp): the packed, device-resident copy of the frames'
+// pair bases, its uploads through pinned staging, and the per-batch launches of the kernels in
+// device_gradient_kernel.hpp.
 #include "nep/device_gradient.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstring>
 
-#include "evaluator_basis.hpp"
-#include "nep/angular_basis.hpp"
+#include "device_gradient_kernel.hpp"
 #include "nep/error.hpp"
 #include "nep/timing.hpp"
 #include "nep/train_gradient.hpp"
-#include "train_gradient_math.hpp"
 
 namespace nep {
 
 namespace {
 
-using ExecSpace = Kokkos::DefaultExecutionSpace;
-using MemSpace = ExecSpace::memory_space;
-#ifdef KOKKOS_ENABLE_CUDA
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
-template <class T>
-using DView = Kokkos::View<T*, MemSpace>;
-template <class T>
-using PView = Kokkos::View<T*, PinnedSpace>;
-
+using namespace device_train;
 constexpr int kBlock = 64;  // atoms per gradient block (as the host path's tasks)
-
-struct TagForward {};
-struct TagGather {};
-struct TagBackward {};
-struct TagBlockSum {};
-struct TagParamSum {};
-
-using detail::Dual;
-
-// Everything a kernel reads, by value (views are reference-counted handles).
-struct TrainKernel {
-  // architecture
-  int T, D, H, NR, NA, KR, KA, L3, S, P, Pa, A, ann_stride, b1, Wsz;
-  bool q222, q1111, zbl;
-  double c4b[5], c5b[3];
-  // packed frames
-  DView<int> type;
-  DView<double> B;
-  DView<int64_t> r_begin, a_begin, ri_begin, ai_begin, ri_pair, ai_pair;
-  DView<int> r_owner, r_type, a_owner, a_type;
-  DView<double> r_geom, r_fp, a_geom, a_f, a_fp, a_Y, a_dY, zbl_f;
-  DView<double> r_force, a_force;  // per pair force of the last forward (3 per pair)
-  // parameters
-  DView<double> ann, c, qsc, cA_pair, c3b;
-  // batch
-  DView<int64_t> batch_atom, frame_shift;  // owner's batch position = owner - frame_shift(b)
-  DView<int> batch_frame, block_begin;
-  DView<double> e_atom, w_atom, force, work;
-  // gradient
-  DView<double> wE, delta, Delta, rows, partial, grad;
-  DView<int> p_req, p_row;  // per parameter: atom type it needs (-1: any) and its row entry
-  int n_blocks = 0;
-
-  KOKKOS_INLINE_FUNCTION double* work_row(int k) const { return &work(static_cast<int64_t>(k) * Wsz); }
-  KOKKOS_INLINE_FUNCTION double cR(int n, int k, int ti, int t) const { return c((n * KR + k) * T * T + ti * T + t); }
-
-  // ---- forward of atom k: energy, per-atom virial, per-pair forces (GradientKernel::forward)
-  KOKKOS_INLINE_FUNCTION void operator()(TagForward, const int k) const {
-    const int64_t i = batch_atom(k);
-    const int ti = type(i);
-    e_atom(k) = 0.0;
-    for (int cc = 0; cc < 9; ++cc) w_atom(9 * k + cc) = 0.0;
-    if (ti < 0) return;
-    double* w = work_row(k);
-    double* s = w;                // NA*S
-    double* G = s + NA * S;       // NA*S
-    double* q = G + NA * S;       // D
-    double* dU = q + D;           // D
-    double* z = dU + D;           // H
-    double* cF = z + H;           // T*KR
-    const double* Bv = &B(i * T * KR);
-    for (int n = 0; n < NR; ++n) {
-      double acc = 0.0;
-      for (int kk = 0; kk < KR; ++kk)
-        for (int t = 0; t < T; ++t) acc += cR(n, kk, ti, t) * Bv[t * KR + kk];
-      q[n] = acc;
-    }
-    const int64_t a0 = a_begin(i), a1 = a_begin(i + 1);
-    for (int e = 0; e < NA * S; ++e) s[e] = 0.0;
-    for (int64_t p = a0; p < a1; ++p) {
-      const double* Y = &a_Y(p * S);
-      const double* f = &a_f(p * KA);
-      const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
-      for (int n = 0; n < NA; ++n) {
-        double g = 0.0;
-        for (int kk = 0; kk < KA; ++kk) g += cp[n * KA + kk] * f[kk];
-        double* sn = s + n * S;
-        for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
-      }
-    }
-    for (int n = 0; n < NA; ++n) detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, s + n * S, &q[NR + n], NA);
-    const int off = ann_stride * ti;
-    const double* w0 = &ann(off);
-    const double* b0 = w0 + H * D;
-    const double* w1 = b0 + H;
-    double U = 0.0;
-    for (int h = 0; h < H; ++h) {
-      double zh = -b0[h];
-      for (int d = 0; d < D; ++d) zh += w0[h * D + d] * (q[d] * qsc(d));
-      const double t = Kokkos::Experimental::tanh(zh);
-      U += w1[h] * t;
-      z[h] = w1[h] * (1.0 - t * t);
-    }
-    for (int d = 0; d < D; ++d) dU[d] = 0.0;
-    for (int h = 0; h < H; ++h)
-      for (int d = 0; d < D; ++d) dU[d] += z[h] * w0[h * D + d];
-    for (int d = 0; d < D; ++d) dU[d] *= qsc(d);
-    e_atom(k) = U - ann(b1);
-    // radial pair forces f_ij = (sum_k f_k'(d) cF_{tj,k}) r_hat, cF_tk = sum_n c_nk(ti,t) dU/dq_n
-    for (int t = 0; t < T; ++t)
-      for (int kk = 0; kk < KR; ++kk) {
-        double acc = 0.0;
-        for (int n = 0; n < NR; ++n) acc += cR(n, kk, ti, t) * dU[n];
-        cF[t * KR + kk] = acc;
-      }
-    double wv[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (int64_t p = r_begin(i); p < r_begin(i + 1); ++p) {
-      const double* g = &r_geom(4 * p);
-      const double* fp = &r_fp(p * KR);
-      const double* cc = cF + r_type(p) * KR;
-      double fr = 0.0;
-      for (int kk = 0; kk < KR; ++kk) fr += fp[kk] * cc[kk];
-      fr *= g[3];
-      for (int x = 0; x < 3; ++x) {
-        const double fx = fr * g[x];
-        r_force(3 * p + x) = fx;
-        for (int a = 0; a < 3; ++a) wv[3 * a + x] -= g[a] * fx;
-      }
-    }
-    // angular: G_ne = dU/ds_ne; d/dr [g_n Y_e] = g_n' Y_e r_hat + g_n (grad Y_e)_perp / d
-    for (int n = 0; n < NA; ++n)
-      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, s + n * S, &dU[NR + n], NA, S, G + n * S);
-    for (int64_t p = a0; p < a1; ++p) {
-      const double* g = &a_geom(4 * p);
-      const double* Y = &a_Y(p * S);
-      const double* dY = &a_dY(p * 3 * S);
-      const double* f = &a_f(p * KA);
-      const double* fp = &a_fp(p * KA);
-      const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
-      double a = 0.0, b[3] = {0, 0, 0};
-      for (int n = 0; n < NA; ++n) {
-        double gn = 0.0, gp = 0.0;
-        for (int kk = 0; kk < KA; ++kk) {
-          gn += cp[n * KA + kk] * f[kk];
-          gp += cp[n * KA + kk] * fp[kk];
-        }
-        const double* Gn = G + n * S;
-        for (int e = 0; e < S; ++e) {
-          a += Gn[e] * gp * Y[e];
-          const double hn = Gn[e] * gn;
-          b[0] += hn * dY[3 * e];
-          b[1] += hn * dY[3 * e + 1];
-          b[2] += hn * dY[3 * e + 2];
-        }
-      }
-      const double dinv = g[3];
-      const double uh[3] = {g[0] * dinv, g[1] * dinv, g[2] * dinv};
-      const double bu = b[0] * uh[0] + b[1] * uh[1] + b[2] * uh[2];
-      for (int x = 0; x < 3; ++x) {
-        const double fx = a * uh[x] + (b[x] - bu * uh[x]) * dinv;
-        a_force(3 * p + x) = fx;
-        for (int aa = 0; aa < 3; ++aa) wv[3 * aa + x] -= g[aa] * fx;
-      }
-    }
-    for (int cc = 0; cc < 9; ++cc) w_atom(9 * k + cc) = wv[cc];
-  }
-
-  // ---- force on atom k: its pairs' forces minus those of the pairs it is the neighbour in
-  KOKKOS_INLINE_FUNCTION void operator()(TagGather, const int k) const {
-    const int64_t i = batch_atom(k);
-    double f[3] = {0, 0, 0};
-    for (int64_t p = r_begin(i); p < r_begin(i + 1); ++p)
-      for (int x = 0; x < 3; ++x) f[x] += r_force(3 * p + x);
-    for (int64_t p = a_begin(i); p < a_begin(i + 1); ++p)
-      for (int x = 0; x < 3; ++x) f[x] += a_force(3 * p + x);
-    for (int64_t m = ri_begin(i); m < ri_begin(i + 1); ++m)
-      for (int x = 0; x < 3; ++x) f[x] -= r_force(3 * ri_pair(m) + x);
-    for (int64_t m = ai_begin(i); m < ai_begin(i + 1); ++m)
-      for (int x = 0; x < 3; ++x) f[x] -= a_force(3 * ai_pair(m) + x);
-    for (int x = 0; x < 3; ++x) force(3 * k + x) = f[x] + (zbl ? zbl_f(3 * i + x) : 0.0);
-  }
-
-  // ---- gradient row of atom k (GradientKernel::accumulate for one atom)
-  KOKKOS_INLINE_FUNCTION void operator()(TagBackward, const int k) const {
-    double* row = &rows(static_cast<int64_t>(k) * Pa);
-    for (int x = 0; x < Pa; ++x) row[x] = 0.0;
-    const int64_t i = batch_atom(k);
-    const int ti = type(i);
-    if (ti < 0) return;
-    const int b = batch_frame(k);
-    const int64_t shift = frame_shift(b);
-    const double wEb = wE(b);
-    const double* Dl = &Delta(9 * b);
-    const double* di = &delta(3 * static_cast<int64_t>(k));
-    double* w = work_row(k);
-    double* Bd = w;                  // T*KR
-    double* sv = Bd + T * KR;        // NA*S each
-    double* sd = sv + NA * S;
-    double* Gv = sd + NA * S;
-    double* Gd = Gv + NA * S;
-    Dual* q = reinterpret_cast<Dual*>(Gd + NA * S);  // D
-    Dual* Fp = q + D;                                // D
-    double* qsv = reinterpret_cast<double*>(Fp + D);  // D each
-    double* qsd = qsv + D;
-    double* Fpv = qsd + D;
-    double* Fpd = Fpv + D;
-    auto coef = [wEb](Dual x) { return wEb * x.v - x.d; };
-    // tangent of r_ij: u = delta_j - delta_i + Delta^T r_ij
-    auto tangent = [&](int owner, const double* r, double* u) {
-      const double* dj = &delta(3 * (owner - shift));
-      for (int x = 0; x < 3; ++x) u[x] = dj[x] - di[x] + Dl[x] * r[0] + Dl[3 + x] * r[1] + Dl[6 + x] * r[2];
-    };
-    // radial: B (cached) and its tangent Bd_tk = sum_j f_k'(d_ij) (r_hat_ij . u_ij)
-    const double* Bv = &B(i * T * KR);
-    for (int x = 0; x < T * KR; ++x) Bd[x] = 0.0;
-    for (int64_t p = r_begin(i); p < r_begin(i + 1); ++p) {
-      const double* g = &r_geom(4 * p);
-      double u[3];
-      tangent(r_owner(p), g, u);
-      const double dd = (g[0] * u[0] + g[1] * u[1] + g[2] * u[2]) * g[3];
-      const double* fp = &r_fp(p * KR);
-      double* bd = Bd + r_type(p) * KR;
-      for (int kk = 0; kk < KR; ++kk) bd[kk] += fp[kk] * dd;
-    }
-    // angular moments and their tangents
-    const int64_t a0 = a_begin(i), a1 = a_begin(i + 1);
-    for (int e = 0; e < NA * S; ++e) sv[e] = sd[e] = 0.0;
-    for (int64_t p = a0; p < a1; ++p) {
-      double uh[3], ud[3], dd;
-      pair_tangent(p, tangent, uh, ud, dd);
-      const double* Y = &a_Y(p * S);
-      const double* dY = &a_dY(p * 3 * S);
-      const double* f = &a_f(p * KA);
-      const double* fp = &a_fp(p * KA);
-      const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
-      for (int n = 0; n < NA; ++n) {
-        double gv = 0.0, gd = 0.0;
-        for (int kk = 0; kk < KA; ++kk) {
-          gv += cp[n * KA + kk] * f[kk];
-          gd += cp[n * KA + kk] * fp[kk];
-        }
-        gd *= dd;
-        double* snv = sv + n * S;
-        double* snd = sd + n * S;
-        for (int e = 0; e < S; ++e) {
-          const double Yd = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
-          snv[e] += gv * Y[e];
-          snd[e] += gd * Y[e] + gv * Yd;
-        }
-      }
-    }
-    // descriptor
-    for (int n = 0; n < NR; ++n) {
-      Dual acc;
-      for (int kk = 0; kk < KR; ++kk)
-        for (int t = 0; t < T; ++t) {
-          const double cc = cR(n, kk, ti, t);
-          acc.v += cc * Bv[t * KR + kk];
-          acc.d += cc * Bd[t * KR + kk];
-        }
-      q[n] = acc;
-    }
-    for (int n = 0; n < NA; ++n) {
-      Dual sn[kNumAngularEntries];
-      for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, sn, &q[NR + n], NA);
-    }
-    // network and its parameter gradient (row[0, A))
-    const int off = ann_stride * ti;
-    const double* w0 = &ann(off);
-    const double* b0 = w0 + H * D;
-    const double* w1 = b0 + H;
-    double* gw0 = row;
-    double* gb0 = gw0 + H * D;
-    double* gw1 = gb0 + H;
-    for (int d = 0; d < D; ++d) {
-      qsv[d] = qsc(d) * q[d].v;
-      qsd[d] = qsc(d) * q[d].d;
-      Fpv[d] = Fpd[d] = 0.0;
-    }
-    for (int h = 0; h < H; ++h) {
-      const double* wr = w0 + h * D;
-      double zv = -b0[h], zd = 0.0;
-      for (int d = 0; d < D; ++d) {
-        zv += wr[d] * qsv[d];
-        zd += wr[d] * qsd[d];
-      }
-      const double t = Kokkos::Experimental::tanh(zv);
-      const Dual th{t, (1.0 - t * t) * zd};
-      const Dual gh{w1[h] * (1.0 - t * t), -2.0 * w1[h] * t * th.d};  // dU/dz_h
-      gw1[h] += coef(th);
-      gb0[h] -= coef(gh);
-      const double a = wEb * gh.v - gh.d, bb = -gh.v;
-      double* gw = gw0 + h * D;
-      for (int d = 0; d < D; ++d) {
-        gw[d] += a * qsv[d] + bb * qsd[d];
-        Fpv[d] += gh.v * wr[d];
-        Fpd[d] += gh.d * wr[d];
-      }
-    }
-    for (int d = 0; d < D; ++d) Fp[d] = {qsc(d) * Fpv[d], qsc(d) * Fpd[d]};
-    // radial c: dU/dc_nk(ti,t) = Fp_n B_tk
-    double* gcR = row + A;
-    for (int n = 0; n < NR; ++n)
-      for (int kk = 0; kk < KR; ++kk)
-        for (int t = 0; t < T; ++t) {
-          const Dual bt{Bv[t * KR + kk], Bd[t * KR + kk]};
-          gcR[(n * KR + kk) * T + t] += coef(Fp[n] * bt);
-        }
-    // angular c: per pair P_n = sum_e G_ne Y_e, dU/dc_nk(ti,tj) += P_n f_k(d_ij)
-    for (int n = 0; n < NA; ++n) {
-      Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
-      for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, sn, &Fp[NR + n], NA, S, Gn);
-      for (int e = 0; e < S; ++e) {
-        Gv[n * S + e] = Gn[e].v;
-        Gd[n * S + e] = Gn[e].d;
-      }
-    }
-    double* gcA = gcR + NR * KR * T;
-    for (int64_t p = a0; p < a1; ++p) {
-      double uh[3], ud[3], dd;
-      pair_tangent(p, tangent, uh, ud, dd);
-      const double* Y = &a_Y(p * S);
-      const double* dY = &a_dY(p * 3 * S);
-      const double* f = &a_f(p * KA);
-      const double* fp = &a_fp(p * KA);
-      const int tj = a_type(p);
-      for (int n = 0; n < NA; ++n) {
-        const double* gv = Gv + n * S;
-        const double* gd = Gd + n * S;
-        double pv = 0.0, pd = 0.0;
-        for (int e = 0; e < S; ++e) {
-          const double Yd = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
-          pv += gv[e] * Y[e];
-          pd += gd[e] * Y[e] + gv[e] * Yd;
-        }
-        const double a = wEb * pv - pd, bb = pv * dd;  // coef(P f) = wE pv f - (pd f + pv f' dd)
-        for (int kk = 0; kk < KA; ++kk) gcA[(n * KA + kk) * T + tj] += a * f[kk] - bb * fp[kk];
-      }
-    }
-  }
-
-  // r_hat, the tangent of r_hat (u - r_hat (r_hat.u)) / d and r_hat.u of angular pair p
-  template <class Tangent>
-  KOKKOS_INLINE_FUNCTION void pair_tangent(int64_t p, const Tangent& tangent, double* uh, double* ud, double& dd) const {
-    const double* g = &a_geom(4 * p);
-    const double dinv = g[3];
-    double u[3];
-    tangent(a_owner(p), g, u);
-    for (int x = 0; x < 3; ++x) uh[x] = g[x] * dinv;
-    dd = uh[0] * u[0] + uh[1] * u[1] + uh[2] * u[2];
-    for (int x = 0; x < 3; ++x) ud[x] = (u[x] - uh[x] * dd) * dinv;
-  }
-
-  // ---- block sums of the rows, then blocks in order: fixed summation order
-  KOKKOS_INLINE_FUNCTION void operator()(TagBlockSum, const int64_t x) const {
-    const int blk = static_cast<int>(x / P), p = static_cast<int>(x % P);
-    const int req = p_req(p);
-    const int64_t col = p_row(p);
-    double acc = 0.0;
-    for (int k = block_begin(blk); k < block_begin(blk + 1); ++k) {
-      const int t = type(batch_atom(k));
-      if (t >= 0 && (req < 0 || t == req)) acc += rows(static_cast<int64_t>(k) * Pa + col);
-    }
-    partial(x) = acc;
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(TagParamSum, const int p) const {
-    double g = 0.0;
-    for (int blk = 0; blk < n_blocks; ++blk) g += partial(static_cast<int64_t>(blk) * P + p);
-    grad(p) = g;
-  }
-};
 
 // Host side of a packed array: the queued values, appended to the device view on flush.
 template <class T>
 struct Packed {
+  Packed(const char* name, DView<T> TrainKernel::*kernel_view, bool csr_begins = false)
+      : label(name), slot(kernel_view), begin_array(csr_begins) {}
+  const char* label;
+  DView<T> TrainKernel::*slot;  // the kernel's handle on d
+  bool begin_array;             // CSR begins: the first queued entry overwrites the old sentinel
   DView<T> d;
   int64_t used = 0;       // entries on the device
   std::vector<T> queued;  // appended next flush
   PView<T> stage;         // pinned staging (kept until the copy has completed)
-  bool begin_array = false;  // CSR begins: the first queued entry overwrites the old sentinel
 
-  void flush(const ExecSpace& exec, const char* label) {
-    if (queued.empty()) return;
+  // appends the queued entries (asynchronously, on exec's stream) and hands d to the kernel
+  void flush(const ExecSpace& exec, TrainKernel& k) {
+    if (!queued.empty()) append(exec);
+    k.*slot = d;
+  }
+  void append(const ExecSpace& exec) {
     const int64_t at = begin_array && used > 0 ? used - 1 : used;
     const int64_t need = at + static_cast<int64_t>(queued.size());
     if (!d.data()) {
@@ -440,10 +76,35 @@ std::string device_execution_space() { return ExecSpace::name(); }
 struct DeviceGradient::Impl {
   TrainKernel k{};
   ExecSpace exec;
-  // packed frames
-  Packed<int> type, r_owner, r_type, a_owner, a_type;
-  Packed<double> B, r_geom, r_fp, a_geom, a_f, a_fp, a_Y, a_dY, zbl_f;
-  Packed<int64_t> r_begin, a_begin, ri_begin, ai_begin, ri_pair, ai_pair;
+  // packed frames (the label names the device view; the member pointer, the kernel's handle)
+#define NEP_PACKED(T, name, ...) Packed<T> name{"nep::train::" #name, &TrainKernel::name, ##__VA_ARGS__}
+  NEP_PACKED(int, type);
+  NEP_PACKED(int, r_owner);
+  NEP_PACKED(int, r_type);
+  NEP_PACKED(int, a_owner);
+  NEP_PACKED(int, a_type);
+  NEP_PACKED(double, B);
+  NEP_PACKED(double, r_geom);
+  NEP_PACKED(double, r_fp);
+  NEP_PACKED(double, a_geom);
+  NEP_PACKED(double, a_f);
+  NEP_PACKED(double, a_fp);
+  NEP_PACKED(double, a_Y);
+  NEP_PACKED(double, a_dY);
+  NEP_PACKED(double, zbl_f);
+  NEP_PACKED(int64_t, r_begin, true);
+  NEP_PACKED(int64_t, a_begin, true);
+  NEP_PACKED(int64_t, ri_begin, true);
+  NEP_PACKED(int64_t, ai_begin, true);
+  NEP_PACKED(int64_t, ri_pair);
+  NEP_PACKED(int64_t, ai_pair);
+#undef NEP_PACKED
+  template <class F>
+  void for_each_packed(F&& f) {
+    for (auto* p : {&type, &r_owner, &r_type, &a_owner, &a_type}) f(*p);
+    for (auto* p : {&B, &r_geom, &r_fp, &a_geom, &a_f, &a_fp, &a_Y, &a_dY, &zbl_f}) f(*p);
+    for (auto* p : {&r_begin, &a_begin, &ri_begin, &ai_begin, &ri_pair, &ai_pair}) f(*p);
+  }
   int64_t n_atoms = 0, n_rpairs = 0, n_apairs = 0;  // including the queued frames
   struct Frame {
     int64_t atom0;
@@ -455,54 +116,15 @@ struct DeviceGradient::Impl {
   // per-batch staging
   PView<int64_t> s_atom, s_shift;
   PView<int> s_frame, s_block;
-  PView<double> s_params, s_wE, s_delta, s_Delta, out;
+  PView<double> s_ann, s_c, s_qsc, s_cA, s_wE, s_delta, s_Delta, out;
   std::vector<int> batch;
   int64_t batch_atoms = 0;
   bool have_forward = false;
 
   void flush() {
-    type.flush(exec, "nep::train::type");
-    B.flush(exec, "nep::train::B");
-    r_begin.flush(exec, "nep::train::r_begin");
-    a_begin.flush(exec, "nep::train::a_begin");
-    ri_begin.flush(exec, "nep::train::ri_begin");
-    ai_begin.flush(exec, "nep::train::ai_begin");
-    ri_pair.flush(exec, "nep::train::ri_pair");
-    ai_pair.flush(exec, "nep::train::ai_pair");
-    r_owner.flush(exec, "nep::train::r_owner");
-    r_type.flush(exec, "nep::train::r_type");
-    a_owner.flush(exec, "nep::train::a_owner");
-    a_type.flush(exec, "nep::train::a_type");
-    r_geom.flush(exec, "nep::train::r_geom");
-    r_fp.flush(exec, "nep::train::r_fp");
-    a_geom.flush(exec, "nep::train::a_geom");
-    a_f.flush(exec, "nep::train::a_f");
-    a_fp.flush(exec, "nep::train::a_fp");
-    a_Y.flush(exec, "nep::train::a_Y");
-    a_dY.flush(exec, "nep::train::a_dY");
-    zbl_f.flush(exec, "nep::train::zbl_f");
+    for_each_packed([&](auto& p) { p.flush(exec, k); });
     ensure_size(k.r_force, 3 * std::max<int64_t>(n_rpairs, 1), "nep::train::r_force");
     ensure_size(k.a_force, 3 * std::max<int64_t>(n_apairs, 1), "nep::train::a_force");
-    k.type = type.d;
-    k.B = B.d;
-    k.r_begin = r_begin.d;
-    k.a_begin = a_begin.d;
-    k.ri_begin = ri_begin.d;
-    k.ai_begin = ai_begin.d;
-    k.ri_pair = ri_pair.d;
-    k.ai_pair = ai_pair.d;
-    k.r_owner = r_owner.d;
-    k.r_type = r_type.d;
-    k.a_owner = a_owner.d;
-    k.a_type = a_type.d;
-    k.r_geom = r_geom.d;
-    k.r_fp = r_fp.d;
-    k.a_geom = a_geom.d;
-    k.a_f = a_f.d;
-    k.a_fp = a_fp.d;
-    k.a_Y = a_Y.d;
-    k.a_dY = a_dY.d;
-    k.zbl_f = zbl_f.d;
   }
 };
 
@@ -547,22 +169,12 @@ DeviceGradient::DeviceGradient(const Model& m) : impl_(new Impl) {
       col[p] = k.A + (radial ? 0 : k.NR * k.KR * k.T) + nk * k.T + t;
     }
   }
-  k.p_req = DView<int>("nep::train::p_req", k.P);
-  k.p_row = DView<int>("nep::train::p_row", k.P);
-  auto h_req = Kokkos::create_mirror_view(k.p_req);
-  auto h_row = Kokkos::create_mirror_view(k.p_row);
-  for (int p = 0; p < k.P; ++p) {
-    h_req(p) = req[p];
-    h_row(p) = col[p];
-  }
-  Kokkos::deep_copy(k.p_req, h_req);
-  Kokkos::deep_copy(k.p_row, h_row);
-  const AngularTables& tab = angular_tables();
-  k.c3b = DView<double>("nep::train::c3b", kNumAngularEntries);
-  auto h_c3b = Kokkos::create_mirror_view(k.c3b);
-  for (int e = 0; e < kNumAngularEntries; ++e) h_c3b(e) = tab.c3b[e];
-  Kokkos::deep_copy(k.c3b, h_c3b);
-  for (auto* p : {&impl_->r_begin, &impl_->a_begin, &impl_->ri_begin, &impl_->ai_begin}) p->begin_array = true;
+  PView<int> s_req, s_row;
+  PView<double> s_c3b;
+  to_device(impl_->exec, k.p_req, s_req, req.data(), k.P, "nep::train::p_req");
+  to_device(impl_->exec, k.p_row, s_row, col.data(), k.P, "nep::train::p_row");
+  to_device(impl_->exec, k.c3b, s_c3b, angular_tables().c3b, kNumAngularEntries, "nep::train::c3b");
+  impl_->exec.fence();  // before the staging buffers go
 }
 
 DeviceGradient::~DeviceGradient() = default;
@@ -627,11 +239,9 @@ void DeviceGradient::upload(int frame, const PairBasis& pb) {
 }
 
 size_t DeviceGradient::device_bytes() const {
-  const Impl& im = *impl_;
+  Impl& im = *impl_;  // (for_each_packed is not const; nothing changes)
   size_t b = 0;
-  for (auto* p : {&im.type, &im.r_owner, &im.r_type, &im.a_owner, &im.a_type}) b += p->bytes();
-  for (auto* p : {&im.B, &im.r_geom, &im.r_fp, &im.a_geom, &im.a_f, &im.a_fp, &im.a_Y, &im.a_dY, &im.zbl_f}) b += p->bytes();
-  for (auto* p : {&im.r_begin, &im.a_begin, &im.ri_begin, &im.ai_begin, &im.ri_pair, &im.ai_pair}) b += p->bytes();
+  im.for_each_packed([&](const auto& p) { b += p.bytes(); });
   const TrainKernel& k = im.k;
   for (auto* v : {&k.r_force, &k.a_force, &k.e_atom, &k.w_atom, &k.force, &k.work, &k.rows, &k.partial, &k.delta})
     b += v->extent(0) * sizeof(double);
@@ -681,13 +291,10 @@ void DeviceGradient::forward(const Model& m, const std::vector<int>& frames, dou
   for (int n = 0; n < NA; ++n)
     for (int kk = 0; kk < KA; ++kk)
       for (int pr = 0; pr < T * T; ++pr) cA[pr * NA * KA + n * KA + kk] = m.c[n_cR + (n * KA + kk) * T * T + pr];
-  to_device(im.exec, k.ann, im.s_params, m.ann.data(), static_cast<int64_t>(m.ann.size()), "nep::train::ann");
-  im.exec.fence();  // one staging buffer for the four parameter arrays
-  to_device(im.exec, k.c, im.s_params, m.c.data(), static_cast<int64_t>(m.c.size()), "nep::train::c");
-  im.exec.fence();
-  to_device(im.exec, k.qsc, im.s_params, m.q_scaler.data(), static_cast<int64_t>(m.q_scaler.size()), "nep::train::q_scaler");
-  im.exec.fence();
-  to_device(im.exec, k.cA_pair, im.s_params, cA.data(), static_cast<int64_t>(cA.size()), "nep::train::cA_pair");
+  to_device(im.exec, k.ann, im.s_ann, m.ann.data(), static_cast<int64_t>(m.ann.size()), "nep::train::ann");
+  to_device(im.exec, k.c, im.s_c, m.c.data(), static_cast<int64_t>(m.c.size()), "nep::train::c");
+  to_device(im.exec, k.qsc, im.s_qsc, m.q_scaler.data(), static_cast<int64_t>(m.q_scaler.size()), "nep::train::q_scaler");
+  to_device(im.exec, k.cA_pair, im.s_cA, cA.data(), static_cast<int64_t>(cA.size()), "nep::train::cA_pair");
   ensure_size(k.e_atom, std::max<int64_t>(na, 1), "nep::train::e_atom");
   ensure_size(k.w_atom, 9 * std::max<int64_t>(na, 1), "nep::train::w_atom");
   ensure_size(k.force, 3 * std::max<int64_t>(na, 1), "nep::train::force");

@@ -64,12 +64,13 @@ BatchLoss::~BatchLoss() = default;
 
 namespace {
 // Squared errors of one frame; fills the loss derivatives wE, delta (3N), Delta (9) if asked.
-double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossWeights& w, double cE, double cF,
+// (energy, virial: 9 row-major, force: 3 per atom) predicted for the frame
+double frame_loss(const TrainingFrame& fr, double energy, const double* virial, const double* force, const LossWeights& w, double cE, double cF,
                   double cV, ErrorSums& s, double* wE, double* delta, double* Delta) {
   const int n = fr.natoms();
   const double inv_n = 1.0 / n, wf = fr.weight;
   double loss = 0.0;
-  const double re = (p.energy - fr.energy) * inv_n;
+  const double re = (energy - fr.energy) * inv_n;
   s.se_e += re * re;
   s.residual_e += re;
   s.n_e += 1;
@@ -77,7 +78,7 @@ double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossW
   if (wE) *wE = 2.0 * w.e * cE * wf * re * inv_n;
   if (fr.has_forces) {
     for (int k = 0; k < 3 * n; ++k) {
-      const double r = p.force[k] - fr.forces[k];
+      const double r = force[k] - fr.forces[k];
       s.se_f += r * r;
       loss += w.f * cF * wf * r * r;
       if (delta) delta[k] = 2.0 * w.f * cF * wf * r;
@@ -90,7 +91,7 @@ double frame_loss(const TrainingFrame& fr, const FramePrediction& p, const LossW
     for (int c = 0; c < 9; ++c) Delta[c] = 0.0;
   if (fr.has_virial) {
     for (int c : kVirialComponents) {
-      const double r = (p.virial[c] - fr.virial[c]) * inv_n;
+      const double r = (virial[c] - fr.virial[c]) * inv_n;
       s.se_v += r * r;
       loss += w.v * cV * wf * r * r;
       if (Delta) Delta[c] = 2.0 * w.v * cV * wf * r * inv_n;
@@ -116,14 +117,15 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   }
   const double cE = n_e ? 1.0 / n_e : 0.0, cF = n_f ? 1.0 / n_f : 0.0, cV = n_v ? 1.0 / n_v : 0.0;
 
+  std::vector<int> mine;
+  for (int b = rank; b < nb; b += size) mine.push_back(b);
+  if (im.device) return evaluate_device(model, data, frames, lists, w, grad, mine, cE, cF, cV);
+
   BatchResult res;
   std::vector<FramePrediction> pred(nb);
   std::vector<double> wE(nb), Delta(9 * nb);
   std::vector<std::vector<double>> delta(nb);
   const GradientKernel kernel(model);
-  std::vector<int> mine;
-  for (int b = rank; b < nb; b += size) mine.push_back(b);
-  if (im.device) return evaluate_device(model, data, frames, lists, w, grad, mine, cE, cF, cV);
   {
     ScopedStage stage("train:forward");
     const int nm = static_cast<int>(mine.size());
@@ -137,7 +139,7 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
     for (int b : mine) {  // in batch order: the sums do not depend on the threads
       const auto& fr = data.frames[frames[b]];
       delta[b].resize(3 * static_cast<size_t>(fr.natoms()));
-      res.loss += frame_loss(fr, pred[b], w, cE, cF, cV, res.errors, &wE[b], delta[b].data(), &Delta[9 * b]);
+      res.loss += frame_loss(fr, pred[b].energy, pred[b].virial, pred[b].force.data(), w, cE, cF, cV, res.errors, &wE[b], delta[b].data(), &Delta[9 * b]);
     }
   }
   ScopedStage stage("train:backward");
@@ -184,15 +186,10 @@ BatchResult BatchLoss::evaluate_device(const Model& model, const Dataset& data, 
     im.dev->forward(model, ids, energy.data(), virial.data(), force);
     delta.resize(force.size());
     size_t at = 0;
-    FramePrediction p;
     for (int k = 0; k < nm; ++k) {  // in batch order: the sums do not depend on the device
       const auto& fr = data.frames[ids[k]];
-      const size_t n3 = 3 * static_cast<size_t>(fr.natoms());
-      p.energy = energy[k];
-      std::copy(&virial[9 * k], &virial[9 * k] + 9, p.virial);
-      p.force.assign(force.begin() + at, force.begin() + at + n3);
-      res.loss += frame_loss(fr, p, w, cE, cF, cV, res.errors, &wE[k], &delta[at], &Delta[9 * k]);
-      at += n3;
+      res.loss += frame_loss(fr, energy[k], &virial[9 * k], &force[at], w, cE, cF, cV, res.errors, &wE[k], &delta[at], &Delta[9 * k]);
+      at += 3 * static_cast<size_t>(fr.natoms());
     }
   }
   ScopedStage stage("train:backward");
@@ -205,7 +202,7 @@ size_t BatchLoss::device_bytes() const { return impl_->dev ? impl_->dev->device_
 void BatchLoss::predict(const Model& model, const Dataset& data, int frame, const NeighborList& nl,
                         FramePrediction& out, ErrorSums& errors) {
   impl_->forward(model, nl, out);
-  frame_loss(data.frames[frame], out, LossWeights{}, 0, 0, 0, errors, nullptr, nullptr, nullptr);
+  frame_loss(data.frames[frame], out.energy, out.virial, out.force.data(), LossWeights{}, 0, 0, 0, errors, nullptr, nullptr, nullptr);
 }
 
 void BatchLoss::descriptors(const Model& model, const NeighborList& nl, std::vector<double>& q) {
