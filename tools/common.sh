@@ -38,3 +38,45 @@ lammps_install() {
   rm -rf "$build"
   touch "$prefix/.stamp"
 }
+
+# torch_cmake_args LIBS INCLUDES: CMake arguments that link the trainer against LibTorch's CPU
+# libraries named directly (LIBS, INCLUDES: ;-separated), bypassing find_package(Torch), whose files
+# in a CUDA LibTorch want the CUDA toolkit's extras (cuDNN, NVTX, ...) that Adam on the host never
+# uses. The one file that includes LibTorch gets -std=c++20 where the headers demand it (PyTorch 2.12+).
+torch_cmake_args() {
+  local std="" inc
+  for inc in ${2//;/ }; do
+    grep -rqs --include='*.h' "C++20 or later" "$inc/c10/macros" "$inc/ATen" "$inc/torch/all.h" && std=-std=c++20
+  done
+  printf '%s\n' "-DNEP_TORCH_LIBRARIES=$1" "-DNEP_TORCH_INCLUDE_DIRS=$2" "-DNEP_TORCH_CXX_FLAGS=$std"
+}
+
+# python_torch_cmake_args: torch_cmake_args for the LibTorch inside python3's torch package (the
+# device machine's); fails (status 1, reason on stderr) without one, or when it uses the old C++ ABI
+python_torch_cmake_args() {
+  local info tdir abi tver
+  info=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__), int(torch._C._GLIBCXX_USE_CXX11_ABI), torch.__version__)' 2>/dev/null) ||
+    { echo "python3 has no torch" >&2; return 1; }
+  read -r tdir abi tver <<< "$info"
+  [ "$abi" = 1 ] || { echo "torch $tver uses the old C++ ABI; this build uses the new one" >&2; return 1; }
+  echo "LibTorch CPU libraries of Python torch $tver ($tdir)" >&2
+  torch_cmake_args "$tdir/lib/libtorch_cpu.so;$tdir/lib/libc10.so" "$tdir/include;$tdir/include/torch/csrc/api/include"
+}
+
+# nep_cuda_arch: from NEP_CUDA_ARCH (default AMPERE80) set NEP_CUDA_KOKKOS_ARCH (Kokkos 3.4's
+# architecture option), NEP_CUDA_SM (the -arch=sm_XX of every compile: SASS + that PTX) and
+# NEP_CUDA_EXTRA (more SASS, through nvcc's NVCC_APPEND_FLAGS: nvcc_wrapper takes one -arch only).
+# Kokkos 3.4 predates Hopper: HOPPER90 (H100/H200) builds Kokkos's AMPERE80 code paths for sm_80
+# and sm_90 everywhere (Kokkos, LAMMPS, the core), so nothing waits for a PTX JIT on the GPU.
+# The default AMPERE80 adds sm_90 SASS to the core alone (LAMMPS and Kokkos then JIT on Hopper).
+nep_cuda_arch() {
+  NEP_CUDA_ARCH=${NEP_CUDA_ARCH:-AMPERE80}
+  local hopper="-gencode arch=compute_90,code=sm_90"
+  case $NEP_CUDA_ARCH in
+    HOPPER90) NEP_CUDA_KOKKOS_ARCH=AMPERE80 NEP_CUDA_SM=80 NEP_CUDA_EXTRA=$hopper ;;
+    AMPERE80|AMPERE86|VOLTA70|TURING75)
+      NEP_CUDA_KOKKOS_ARCH=$NEP_CUDA_ARCH NEP_CUDA_SM=${NEP_CUDA_ARCH//[!0-9]/} NEP_CUDA_EXTRA="" ;;
+    *) echo "NEP_CUDA_ARCH=$NEP_CUDA_ARCH: use HOPPER90, AMPERE80, AMPERE86, TURING75 or VOLTA70" >&2; return 2 ;;
+  esac
+  NEP_CUDA_CORE_EXTRA=${NEP_CUDA_GENCODE:-$hopper}  # the core's extra SASS (default: sm_90)
+}

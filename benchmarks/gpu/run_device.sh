@@ -6,7 +6,7 @@
 #   1. correctness on the GPU: the NEP_CPU fixture comparisons and physics checks (Device backend)
 #   2. core speed (energy + forces + virial; host neighbour build included, kernels timed apart
 #      with NEP_TIMING) for PbTe NEP4, Si 5-body and C at ~10k, ~100k and ~1M atoms
-#   3. when stage.sh staged the CUDA LAMMPS (.device/lammps.tar.xz): LAMMPS MD with
+#   3. when stage.sh staged the CUDA LAMMPS (.device/lammps.tar.xz), or LMP_DIR names one: LAMMPS MD with
 #      `pair_style nep/gpu` (-k on g 1 -sf kk, NVT, data resident on the GPU) for PbTe NEP4 at
 #      110,592 and 884,736 atoms, double and float: atom-steps/s into lammps.txt; then the plugin's
 #      NEP_CPU fixture comparison through that LAMMPS on the GPU (lmp_reference.py)
@@ -14,9 +14,18 @@ set -uo pipefail
 OUT=${OUT:-/tmp/nep-gpu-out}
 mkdir -p "$OUT"
 BIN=${BIN:-.device/bin}
-export LD_LIBRARY_PATH="${LIBDIR:-$PWD/.device/lib}:${LD_LIBRARY_PATH:-}"
+cuda=${CUDA_HOME:-/usr/local/cuda}
+export LD_LIBRARY_PATH="${LIBDIR:-$PWD/.device/lib}:${LD_LIBRARY_PATH:-}:$cuda/lib64:$cuda/lib"
 export NEP_TEST_DATA_DIR="$PWD/tests/data"
-{ nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; date; } > "$OUT/machine.txt"
+# the binaries were built on another system image: say at once if one misses a library there
+{
+  nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; date; uname -r; ldd --version | head -n 1
+  for b in "$BIN"/*; do
+    miss=$(ldd "$b" 2>&1 | grep "not found")
+    [ -z "$miss" ] || echo "MISSING for $b: $miss"
+  done
+} > "$OUT/machine.txt" 2>&1
+grep MISSING "$OUT/machine.txt"
 {
   echo "== test_device_gradient"; timeout 100 "$BIN/test_device_gradient" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 100
   echo "== test_reference"; timeout 300 "$BIN/test_reference" 2>&1 | grep -v "^\[ *\(RUN\|OK\) *\]" | head -n 300
@@ -38,10 +47,14 @@ backend=${BACKEND:-device}
 } > "$OUT/bench.txt" 2>&1
 grep -E "PASSED|FAILED|tests ran" "$OUT/tests.log"
 grep -E "^(PbTe|Si_|C_20)" "$OUT/bench.txt"
+# LAMMPS: the staged tarball, or LMP_DIR (bin/lmp, lib/, nepplugin.so; a CPU build for a dry run)
 LMP_TARBALL=${LMP_TARBALL:-.device/lammps.tar.xz}
-if [ -f "$LMP_TARBALL" ]; then
+lmpd=${LMP_DIR:-}
+if [ -z "$lmpd" ] && [ -f "$LMP_TARBALL" ]; then
   lmpd=$(mktemp -d)
   tar -xJf "$LMP_TARBALL" -C "$lmpd"
+fi
+if [ -n "$lmpd" ]; then
   export LD_LIBRARY_PATH="$lmpd/lib:$LD_LIBRARY_PATH:${CUDA_HOME:-/usr/local/cuda}/lib64"
   lmp_backend=${LMP_KOKKOS:-g 1}   # dry run on a CPU build: LMP_KOKKOS="t 2"
   # LAMMPS's kernels carry sm_80 code: a Hopper GPU JIT-compiles their PTX on first use, during the

@@ -11,12 +11,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/../../tools/cuda_build.sh" >/dev/null
 bdir=build-cuda
 [ "${NEP_CUDA_LAMMPS:-0}" = 1 ] && bdir=build-cuda-lammps
+nep_cuda_arch
 cd "$NEP_REPO"
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
 cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descriptor $bdir/tests/test_device_gradient \
   $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
-kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$NEP_CUDA_ARCH
 cp -a "$kokkos"/lib/*.so* .device/lib/
 # for train_device.sh (nep-train built on the device against its Python torch): the CUDA core,
 # the CUDA Kokkos install (headers, CMake files, nvcc_wrapper) and libhdf5 with the libraries it
@@ -32,7 +33,7 @@ ldd "$hdf5" | awk '$3 ~ /^\// { print $3 }' |
   while read -r lib; do cp -L "$lib" .device/hdf5lib/; done
 tar -C .device -cJf .device/hdf5lib.tar.xz hdf5lib && rm -rf .device/hdf5lib  # 20 MB raw
 if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
-  lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
+  lmp_prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$NEP_CUDA_ARCH
   t=$(mktemp -d)
   mkdir -p "$t/bin" "$t/lib"
   cp "$lmp_prefix/bin/lmp" "$t/bin/"

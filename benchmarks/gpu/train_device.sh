@@ -9,6 +9,10 @@
 # (all cores), and the final RMSEs of both (they train the same model to round-off).
 #   on the device:  bash benchmarks/gpu/train_device.sh            (carry .device)
 #   CPU dry run:    BIN=build DEVICE=kokkos EPOCHS=4 benchmarks/gpu/train_device.sh
+#   the device build alone, here with Debian's LibTorch (CI does this after benchmarks/gpu/stage.sh):
+#     NEP_TRAIN_BUILD_ONLY=1 NEP_TORCH_LIBS="$L/libtorch_cpu.so;$L/libc10.so" \
+#     NEP_TORCH_INCLUDES="/usr/include;/usr/include/torch/csrc/api/include" benchmarks/gpu/train_device.sh
+#   (L=/usr/lib/x86_64-linux-gnu)
 set -uo pipefail
 OUT=${OUT:-/tmp/nep-gpu-out}
 mkdir -p "$OUT"
@@ -17,25 +21,48 @@ cd "$repo"
 DEVICE=${DEVICE:-cuda}
 EPOCHS=${EPOCHS:-20}
 if [ -z "${BIN:-}" ]; then
-  dev=$repo/.device
-  tp=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)') || { echo "no Python torch"; exit 1; }
+  dev=${NEP_DEVICE_DIR:-$repo/.device}
+  cuda=${CUDA_HOME:-/usr/local/cuda}
+  # LibTorch's CPU libraries (Adam runs on the host): the Python torch's, or for a dry run of this
+  # build with another LibTorch, NEP_TORCH_LIBS and NEP_TORCH_INCLUDES (;-separated)
+  . "$repo/tools/common.sh"
+  if [ -n "${NEP_TORCH_LIBS:-}" ]; then
+    mapfile -t targs < <(torch_cmake_args "$NEP_TORCH_LIBS" "$NEP_TORCH_INCLUDES")
+  else
+    mapfile -t targs < <(python_torch_cmake_args)
+    [ "${#targs[@]}" -gt 0 ] || { echo "train_device: no usable Python torch"; exit 1; }
+  fi
   [ -d "$dev/hdf5lib" ] || tar -C "$dev" -xJf "$dev/hdf5lib.tar.xz"
-  export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
+  # the Kokkos install was made here: point its CUDA runtime at this machine's
+  cudalib=""
+  for d in lib64 lib targets/x86_64-linux/lib; do
+    [ -e "$cuda/$d/libcudart.so" ] && { cudalib=$cuda/$d; break; }
+  done
+  [ -n "$cudalib" ] || { echo "train_device: no libcudart.so under $cuda"; exit 1; }
+  libcuda=$cudalib/stubs/libcuda.so
+  [ -e "$libcuda" ] || libcuda=$(ldconfig -p | awk '$1 == "libcuda.so.1" { print $NF; exit }')
+  sed -i "s#\"[^\"]*/libcudart.so\"#\"$cudalib/libcudart.so\"#; s#\"[^\"]*/libcuda.so\"#\"$libcuda\"#" \
+    "$dev/kokkos/lib/cmake/Kokkos/KokkosConfig.cmake"
+  export PATH="$cuda/bin:$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++
   export NVCC_APPEND_FLAGS="-gencode arch=compute_90,code=sm_90"
-  RUN_LIBS="$dev/lib:$dev/hdf5lib:$(dirname "$(dirname "$tp")")/lib"  # nep-train's runs only (not Python's)
+  RUN_LIBS="$dev/lib:$dev/hdf5lib:$cudalib"  # nep-train's runs only (not Python's)
+  bdir=${NEP_TRAIN_BUILD_DIR:-build-train}
   t0=$(date +%s)
-  if ! { cmake -S . -B build-train -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$dev/kokkos/bin/nvcc_wrapper" \
-           -DCMAKE_CXX_FLAGS=-arch=sm_80 -DKokkos_DIR="$dev/kokkos/lib/cmake/Kokkos" -DTorch_DIR="$tp/Torch" \
+  if ! { cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
+           -DCMAKE_CXX_COMPILER="$dev/kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS=-arch=sm_80 \
+           -DKokkos_DIR="$dev/kokkos/lib/cmake/Kokkos" \
+           "${targs[@]}" \
            -DNEP_CORE_LIBRARY="$dev/lib/libnep_core.a" -DNEP_HDF5_LIBRARY="$(ls "$dev"/hdf5lib/libhdf5_serial.so.* | head -1)" \
            -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$dev/hdf5lib:$dev/lib" \
            -DNEP_BUILD_PLUGIN=OFF -DNEP_BUILD_TESTS=OFF -DNEP_BUILD_BENCHMARKS=OFF &&
-         cmake --build build-train -j "$(nproc)" --target nep-train; } > "$OUT/train_build.log" 2>&1; then
+         cmake --build "$bdir" -j "$(nproc)" --target nep-train; } > "$OUT/train_build.log" 2>&1; then
     tail -n 40 "$OUT/train_build.log"
     echo "train_device: building nep-train failed (log: train_build.log)"
     exit 1
   fi
-  echo "nep-train built on the device in $(($(date +%s) - t0)) s" | tee "$OUT/train.txt"
-  BIN=build-train
+  echo "nep-train built here in $(($(date +%s) - t0)) s (${targs[*]})" | tee "$OUT/train.txt"
+  BIN=$bdir
+  [ "${NEP_TRAIN_BUILD_ONLY:-0}" = 1 ] && exit 0
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
