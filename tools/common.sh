@@ -79,4 +79,6 @@ nep_cuda_arch() {
     *) echo "NEP_CUDA_ARCH=$NEP_CUDA_ARCH: use HOPPER90, AMPERE80, AMPERE86, TURING75 or VOLTA70" >&2; return 2 ;;
   esac
   NEP_CUDA_CORE_EXTRA=${NEP_CUDA_GENCODE:-$hopper}  # the core's extra SASS (default: sm_90)
+  NEP_CUDA_BUILD_SUFFIX=""  # build folders: build-cuda[-lammps] for AMPERE80, else -<arch> added
+  [ "$NEP_CUDA_ARCH" = AMPERE80 ] || NEP_CUDA_BUILD_SUFFIX=-$(echo "$NEP_CUDA_ARCH" | tr A-Z a-z)
 }

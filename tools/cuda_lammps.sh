@@ -3,10 +3,10 @@
 # tools/deps_cuda.sh) into the dependency cache, for `pair_style nep/gpu` with `-k on g 1 -sf kk`:
 #   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/lammps-20220106-k3.4.01-cuda-${NEP_CUDA_ARCH:-AMPERE80}
 # No GPU is needed to build. About 35-42 minutes on 2 cores (all device code is compiled for sm_XX;
-# Hopper runs it from the embedded compute_XX PTX; NEP_CUDA_ARCH=HOPPER90 adds sm_90 code). MPI is off (LAMMPS's STUBS): the device
-# machines have no MPI and one GPU; the install then needs nothing but the CUDA runtime, libgomp
-# and the CUDA Kokkos library next to it. LAMMPS's src/ is kept beside the install for the plugin
-# build (tools/cuda_build.sh with NEP_CUDA_LAMMPS=1).
+# Hopper runs it from the embedded compute_XX PTX; NEP_CUDA_ARCH=HOPPER90 adds sm_90 code). MPI is
+# off (LAMMPS's STUBS): the device machines have no MPI and one GPU; the install then needs nothing
+# but the CUDA runtime, libgomp and the CUDA Kokkos library next to it. LAMMPS's src/ is kept beside
+# the install for the plugin build (tools/cuda_build.sh with NEP_CUDA_LAMMPS=1).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"

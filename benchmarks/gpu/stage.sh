@@ -9,9 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tools/common.sh"
 # one CUDA build: build-cuda-lammps/ holds the same binaries as build-cuda/ plus nepplugin.so
 "$here/../../tools/cuda_build.sh" >/dev/null
+nep_cuda_arch
 bdir=build-cuda
 [ "${NEP_CUDA_LAMMPS:-0}" = 1 ] && bdir=build-cuda-lammps
-nep_cuda_arch
+bdir=${NEP_CUDA_BUILD_DIR:-$bdir$NEP_CUDA_BUILD_SUFFIX}
 cd "$NEP_REPO"
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
