@@ -17,6 +17,10 @@ namespace {
 
 using namespace device_train;
 constexpr int kBlock = 64;  // atoms per gradient block (as the host path's tasks)
+// The per-atom kernels are long and register-heavy (ptxas, sm_80: backward 168 registers and a
+// 4 KB stack frame, forward 94 and 2 KB) and a batch has few atoms (4 PbTe frames: 1000): at most
+// 64 threads a GPU block spreads a batch over 16+ multiprocessors instead of a few.
+using PerAtomBounds = Kokkos::LaunchBounds<64, 1>;
 
 // Host side of a packed array: the queued values, appended to the device view on flush.
 template <class T>
@@ -60,6 +64,16 @@ void ensure_size(DView<T>& v, int64_t n, const char* label) {
   if (static_cast<int64_t>(v.extent(0)) < n) v = DView<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
 }
 
+// room for n atoms of `entries` each (contents dropped when it grows)
+void ensure_size(AtomArray& a, int64_t n, int entries, bool atom_fastest, const char* label) {
+  const int64_t cap = a.data.extent(0) / std::max(entries, 1);
+  if (cap < n) {
+    a.data = DView<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n * entries);
+    a.atom_step = atom_fastest ? 1 : entries;
+    a.entry_step = atom_fastest ? n : 1;
+  }
+}
+
 template <class T>
 void to_device(const ExecSpace& exec, DView<T>& d, PView<T>& stage, const T* src, int64_t n, const char* label) {
   ensure_size(d, n, label);
@@ -75,6 +89,7 @@ std::string device_execution_space() { return ExecSpace::name(); }
 
 struct DeviceGradient::Impl {
   TrainKernel k{};
+  bool atom_fastest = false;
   ExecSpace exec;
   // packed frames (the label names the device view; the member pointer, the kernel's handle)
 #define NEP_PACKED(T, name, ...) Packed<T> name{"nep::train::" #name, &TrainKernel::name, ##__VA_ARGS__}
@@ -128,7 +143,9 @@ struct DeviceGradient::Impl {
   }
 };
 
-DeviceGradient::DeviceGradient(const Model& m) : impl_(new Impl) {
+DeviceGradient::DeviceGradient(const Model& m, Layout layout) : impl_(new Impl) {
+  impl_->atom_fastest = layout == Layout::AtomFastest ||
+                        (layout == Layout::Auto && !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible);
   const GradientKernel host(m);  // validates the model (NEP3/NEP4, supported channels)
   TrainKernel& k = impl_->k;
   k.T = m.num_types();
@@ -148,8 +165,11 @@ DeviceGradient::DeviceGradient(const Model& m) : impl_(new Impl) {
   k.b1 = m.ann_b1_offset();
   k.P = host.num_parameters();
   k.Pa = k.A + k.NR * k.KR * k.T + k.NA * k.KA * k.T;
+  k.NCH = k.L3 + (k.q222 ? 1 : 0) + (k.q1111 ? 1 : 0);
+  if (k.NCH > kMaxAngularChannels || k.NR + k.NA * k.NCH != k.D || k.S > kNumAngularEntries)
+    throw Error("DeviceGradient: descriptor layout not supported by the device kernels");
   const int Wf = 2 * k.NA * k.S + 2 * k.D + k.H + k.T * k.KR;
-  const int Wb = k.T * k.KR + 4 * k.NA * k.S + 8 * k.D;
+  const int Wb = k.T * k.KR + 4 * k.NA * k.S + 4 * k.D;
   k.Wsz = std::max(Wf, Wb);
   for (int x = 0; x < 5; ++x) k.c4b[x] = kC4B[x];
   for (int x = 0; x < 3; ++x) k.c5b[x] = kC5B[x];
@@ -243,8 +263,9 @@ size_t DeviceGradient::device_bytes() const {
   size_t b = 0;
   im.for_each_packed([&](const auto& p) { b += p.bytes(); });
   const TrainKernel& k = im.k;
-  for (auto* v : {&k.r_force, &k.a_force, &k.e_atom, &k.w_atom, &k.force, &k.work, &k.rows, &k.partial, &k.delta})
+  for (auto* v : {&k.r_force, &k.a_force, &k.e_atom, &k.w_atom, &k.force, &k.partial, &k.delta})
     b += v->extent(0) * sizeof(double);
+  b += (k.work.data.extent(0) + k.rows.data.extent(0)) * sizeof(double);
   return b;
 }
 
@@ -298,9 +319,9 @@ void DeviceGradient::forward(const Model& m, const std::vector<int>& frames, dou
   ensure_size(k.e_atom, std::max<int64_t>(na, 1), "nep::train::e_atom");
   ensure_size(k.w_atom, 9 * std::max<int64_t>(na, 1), "nep::train::w_atom");
   ensure_size(k.force, 3 * std::max<int64_t>(na, 1), "nep::train::force");
-  ensure_size(k.work, std::max<int64_t>(na, 1) * k.Wsz, "nep::train::work");
+  ensure_size(k.work, std::max<int64_t>(na, 1), k.Wsz, im.atom_fastest, "nep::train::work");
   if (na > 0) {
-    Kokkos::parallel_for("nep::train::forward", Kokkos::RangePolicy<ExecSpace, TagForward>(im.exec, 0, na), k);
+    Kokkos::parallel_for("nep::train::forward", Kokkos::RangePolicy<ExecSpace, TagForward, PerAtomBounds>(im.exec, 0, na), k);
     Kokkos::parallel_for("nep::train::gather", Kokkos::RangePolicy<ExecSpace, TagGather>(im.exec, 0, na), k);
   }
   // back: per-atom energies (na), virials (9 na), forces (3 na)
@@ -339,10 +360,10 @@ void DeviceGradient::gradient(const double* wE, const double* delta, const doubl
   to_device(im.exec, k.wE, im.s_wE, wE, std::max(nb, 1), "nep::train::wE");
   to_device(im.exec, k.Delta, im.s_Delta, Delta, std::max(9 * nb, 1), "nep::train::Delta");
   to_device(im.exec, k.delta, im.s_delta, delta, std::max<int64_t>(3 * na, 1), "nep::train::delta");
-  ensure_size(k.rows, std::max<int64_t>(na, 1) * k.Pa, "nep::train::rows");
+  ensure_size(k.rows, std::max<int64_t>(na, 1), k.Pa, im.atom_fastest, "nep::train::rows");
   ensure_size(k.partial, std::max<int64_t>(k.n_blocks, 1) * k.P, "nep::train::partial");
   ensure_size(k.grad, k.P, "nep::train::grad");
-  if (na > 0) Kokkos::parallel_for("nep::train::backward", Kokkos::RangePolicy<ExecSpace, TagBackward>(im.exec, 0, na), k);
+  if (na > 0) Kokkos::parallel_for("nep::train::backward", Kokkos::RangePolicy<ExecSpace, TagBackward, PerAtomBounds>(im.exec, 0, na), k);
   Kokkos::parallel_for("nep::train::block_sum",
                        Kokkos::RangePolicy<ExecSpace, TagBlockSum, Kokkos::IndexType<int64_t>>(im.exec, 0, static_cast<int64_t>(k.n_blocks) * k.P), k);
   Kokkos::parallel_for("nep::train::param_sum", Kokkos::RangePolicy<ExecSpace, TagParamSum>(im.exec, 0, k.P), k);

@@ -6,7 +6,9 @@
 //   for the c entries with first type = the atom's type (c index (n*K+k)*T*T + ti*T + t).
 // Packed arrays hold all resident frames one after another; atoms and pairs carry global
 // indices (int64 offsets), a batch refers to its atoms by position k and to its frames by b.
-// Per-atom scratch (work) and gradient rows are atom-major (one contiguous block per atom).
+// Per-atom scratch (work) and gradient rows are AtomArrays: on a GPU entry j of consecutive atoms
+// is adjacent (as GPUMD's [entry * N + atom] arrays), so a warp's accesses coalesce; on a CPU each
+// atom's entries are one contiguous row (DeviceGradient::Layout).
 #pragma once
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -30,6 +32,24 @@ using DView = Kokkos::View<T*, MemSpace>;
 template <class T>
 using PView = Kokkos::View<T*, PinnedSpace>;
 
+// The entries of one atom, addressed like a pointer (row[j], row + offset).
+struct AtomRow {
+  double* p;
+  int64_t stride;
+  KOKKOS_INLINE_FUNCTION double& operator[](int j) const { return p[j * stride]; }
+  KOKKOS_INLINE_FUNCTION AtomRow operator+(int offset) const { return {p + offset * stride, stride}; }
+};
+// entries x atoms in one buffer: entry j of atom k at k * atom_step + j * entry_step
+struct AtomArray {
+  DView<double> data;
+  int64_t atom_step = 0, entry_step = 0;
+  KOKKOS_INLINE_FUNCTION AtomRow row(int k) const { return {&data(k * atom_step), entry_step}; }
+  KOKKOS_INLINE_FUNCTION double& operator()(int k, int j) const { return data(k * atom_step + j * entry_step); }
+};
+
+// angular channels of one n: L = 1..l_max, q_222, q_1111
+constexpr int kMaxAngularChannels = kMaxL + 2;
+
 struct TagForward {};
 struct TagGather {};
 struct TagBackward {};
@@ -41,7 +61,7 @@ using detail::Dual;
 // Everything a kernel reads, by value (views are reference-counted handles).
 struct TrainKernel {
   // architecture
-  int T, D, H, NR, NA, KR, KA, L3, S, P, Pa, A, ann_stride, b1, Wsz;
+  int T, D, H, NR, NA, KR, KA, L3, S, P, Pa, A, ann_stride, b1, Wsz, NCH;  // NCH: angular channels per n
   bool q222, q1111, zbl;
   double c4b[5], c5b[3];
   // packed frames
@@ -56,13 +76,14 @@ struct TrainKernel {
   // batch
   DView<int64_t> batch_atom, frame_shift;  // owner's batch position = owner - frame_shift(b)
   DView<int> batch_frame, block_begin;
-  DView<double> e_atom, w_atom, force, work;
+  DView<double> e_atom, w_atom, force;
+  AtomArray work;  // per-atom scratch (Wsz entries)
   // gradient
-  DView<double> wE, delta, Delta, rows, partial, grad;
+  DView<double> wE, delta, Delta, partial, grad;
+  AtomArray rows;  // per-atom gradient rows (Pa entries)
   DView<int> p_req, p_row;  // per parameter: atom type it needs (-1: any) and its row entry
   int n_blocks = 0;
 
-  KOKKOS_INLINE_FUNCTION double* work_row(int k) const { return &work(static_cast<int64_t>(k) * Wsz); }
   KOKKOS_INLINE_FUNCTION double cR(int n, int k, int ti, int t) const { return c((n * KR + k) * T * T + ti * T + t); }
 
   // ---- forward of atom k: energy, per-atom virial, per-pair forces (GradientKernel::forward)
@@ -72,13 +93,12 @@ struct TrainKernel {
     e_atom(k) = 0.0;
     for (int cc = 0; cc < 9; ++cc) w_atom(9 * k + cc) = 0.0;
     if (ti < 0) return;
-    double* w = work_row(k);
-    double* s = w;                // NA*S
-    double* G = s + NA * S;       // NA*S
-    double* q = G + NA * S;       // D
-    double* dU = q + D;           // D
-    double* z = dU + D;           // H
-    double* cF = z + H;           // T*KR
+    const AtomRow s = work.row(k);  // NA*S
+    const AtomRow G = s + NA * S;         // NA*S
+    const AtomRow q = G + NA * S;         // D
+    const AtomRow dU = q + D;             // D
+    const AtomRow z = dU + D;             // H
+    const AtomRow cF = z + H;             // T*KR
     const double* Bv = &B(i * T * KR);
     for (int n = 0; n < NR; ++n) {
       double acc = 0.0;
@@ -95,11 +115,16 @@ struct TrainKernel {
       for (int n = 0; n < NA; ++n) {
         double g = 0.0;
         for (int kk = 0; kk < KA; ++kk) g += cp[n * KA + kk] * f[kk];
-        double* sn = s + n * S;
+        const AtomRow sn = s + n * S;
         for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
       }
     }
-    for (int n = 0; n < NA; ++n) detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, s + n * S, &q[NR + n], NA);
+    for (int n = 0; n < NA; ++n) {
+      double sn[kNumAngularEntries], qn[kMaxAngularChannels];
+      for (int e = 0; e < S; ++e) sn[e] = s[n * S + e];
+      detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, sn, qn, 1);
+      for (int ch = 0; ch < NCH; ++ch) q[NR + ch * NA + n] = qn[ch];
+    }
     const int off = ann_stride * ti;
     const double* w0 = &ann(off);
     const double* b0 = w0 + H * D;
@@ -128,7 +153,7 @@ struct TrainKernel {
     for (int64_t p = r_begin(i); p < r_begin(i + 1); ++p) {
       const double* g = &r_geom(4 * p);
       const double* fp = &r_fp(p * KR);
-      const double* cc = cF + r_type(p) * KR;
+      const AtomRow cc = cF + r_type(p) * KR;
       double fr = 0.0;
       for (int kk = 0; kk < KR; ++kk) fr += fp[kk] * cc[kk];
       fr *= g[3];
@@ -139,8 +164,13 @@ struct TrainKernel {
       }
     }
     // angular: G_ne = dU/ds_ne; d/dr [g_n Y_e] = g_n' Y_e r_hat + g_n (grad Y_e)_perp / d
-    for (int n = 0; n < NA; ++n)
-      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, s + n * S, &dU[NR + n], NA, S, G + n * S);
+    for (int n = 0; n < NA; ++n) {
+      double sn[kNumAngularEntries], fpn[kMaxAngularChannels], Gn[kNumAngularEntries];
+      for (int e = 0; e < S; ++e) sn[e] = s[n * S + e];
+      for (int ch = 0; ch < NCH; ++ch) fpn[ch] = dU[NR + ch * NA + n];
+      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, sn, fpn, 1, S, Gn);
+      for (int e = 0; e < S; ++e) G[n * S + e] = Gn[e];
+    }
     for (int64_t p = a0; p < a1; ++p) {
       const double* g = &a_geom(4 * p);
       const auto [Y, dY, f, fp] = angular_pair(p);
@@ -152,7 +182,7 @@ struct TrainKernel {
           gn += cp[n * KA + kk] * f[kk];
           gp += cp[n * KA + kk] * fp[kk];
         }
-        const double* Gn = G + n * S;
+        const AtomRow Gn = G + n * S;
         for (int e = 0; e < S; ++e) {
           a += Gn[e] * gp * Y[e];
           const double hn = Gn[e] * gn;
@@ -190,7 +220,7 @@ struct TrainKernel {
 
   // ---- gradient row of atom k (GradientKernel::accumulate for one atom)
   KOKKOS_INLINE_FUNCTION void operator()(TagBackward, const int k) const {
-    double* row = &rows(static_cast<int64_t>(k) * Pa);
+    const AtomRow row = rows.row(k);
     for (int x = 0; x < Pa; ++x) row[x] = 0.0;
     const int64_t i = batch_atom(k);
     const int ti = type(i);
@@ -200,18 +230,16 @@ struct TrainKernel {
     const double wEb = wE(b);
     const double* Dl = &Delta(9 * b);
     const double* di = &delta(3 * static_cast<int64_t>(k));
-    double* w = work_row(k);
-    double* Bd = w;                  // T*KR
-    double* sv = Bd + T * KR;        // NA*S each
-    double* sd = sv + NA * S;
-    double* Gv = sd + NA * S;
-    double* Gd = Gv + NA * S;
-    Dual* q = reinterpret_cast<Dual*>(Gd + NA * S);  // D
-    Dual* Fp = q + D;                                // D
-    double* qsv = reinterpret_cast<double*>(Fp + D);  // D each
-    double* qsd = qsv + D;
-    double* Fpv = qsd + D;
-    double* Fpd = Fpv + D;
+    // scratch: value (v) and tangent (d) parts of the dual quantities
+    const AtomRow Bd = work.row(k);  // T*KR
+    const AtomRow sv = Bd + T * KR;        // NA*S each
+    const AtomRow sd = sv + NA * S;
+    const AtomRow Gv = sd + NA * S;
+    const AtomRow Gd = Gv + NA * S;
+    const AtomRow qsv = Gd + NA * S;  // D each: scaled descriptor
+    const AtomRow qsd = qsv + D;
+    const AtomRow Fpv = qsd + D;      // D each: dU/dq
+    const AtomRow Fpd = Fpv + D;
     auto coef = [wEb](Dual x) { return wEb * x.v - x.d; };
     // tangent of r_ij: u = delta_j - delta_i + Delta^T r_ij
     auto tangent = [&](int owner, const double* r, double* u) {
@@ -227,7 +255,7 @@ struct TrainKernel {
       tangent(r_owner(p), g, u);
       const double dd = (g[0] * u[0] + g[1] * u[1] + g[2] * u[2]) * g[3];
       const double* fp = &r_fp(p * KR);
-      double* bd = Bd + r_type(p) * KR;
+      const AtomRow bd = Bd + r_type(p) * KR;
       for (int kk = 0; kk < KR; ++kk) bd[kk] += fp[kk] * dd;
     }
     // angular moments and their tangents
@@ -245,8 +273,8 @@ struct TrainKernel {
           gd += cp[n * KA + kk] * fp[kk];
         }
         gd *= dd;
-        double* snv = sv + n * S;
-        double* snd = sd + n * S;
+        const AtomRow snv = sv + n * S;
+        const AtomRow snd = sd + n * S;
         for (int e = 0; e < S; ++e) {
           const double Yd = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
           snv[e] += gv * Y[e];
@@ -254,7 +282,7 @@ struct TrainKernel {
         }
       }
     }
-    // descriptor
+    // descriptor, scaled
     for (int n = 0; n < NR; ++n) {
       Dual acc;
       for (int kk = 0; kk < KR; ++kk)
@@ -263,26 +291,28 @@ struct TrainKernel {
           acc.v += cc * Bv[t * KR + kk];
           acc.d += cc * Bd[t * KR + kk];
         }
-      q[n] = acc;
+      qsv[n] = qsc(n) * acc.v;
+      qsd[n] = qsc(n) * acc.d;
     }
     for (int n = 0; n < NA; ++n) {
-      Dual sn[kNumAngularEntries];
+      Dual sn[kNumAngularEntries], qn[kMaxAngularChannels];
       for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, sn, &q[NR + n], NA);
+      detail::angular_invariants(L3, &c3b(0), c4b, c5b, q222, q1111, sn, qn, 1);
+      for (int ch = 0; ch < NCH; ++ch) {
+        const int d = NR + ch * NA + n;
+        qsv[d] = qsc(d) * qn[ch].v;
+        qsd[d] = qsc(d) * qn[ch].d;
+      }
     }
     // network and its parameter gradient (row[0, A))
     const int off = ann_stride * ti;
     const double* w0 = &ann(off);
     const double* b0 = w0 + H * D;
     const double* w1 = b0 + H;
-    double* gw0 = row;
-    double* gb0 = gw0 + H * D;
-    double* gw1 = gb0 + H;
-    for (int d = 0; d < D; ++d) {
-      qsv[d] = qsc(d) * q[d].v;
-      qsd[d] = qsc(d) * q[d].d;
-      Fpv[d] = Fpd[d] = 0.0;
-    }
+    const AtomRow gw0 = row;
+    const AtomRow gb0 = gw0 + H * D;
+    const AtomRow gw1 = gb0 + H;
+    for (int d = 0; d < D; ++d) Fpv[d] = Fpd[d] = 0.0;
     for (int h = 0; h < H; ++h) {
       const double* wr = w0 + h * D;
       double zv = -b0[h], zd = 0.0;
@@ -296,41 +326,47 @@ struct TrainKernel {
       gw1[h] += coef(th);
       gb0[h] -= coef(gh);
       const double a = wEb * gh.v - gh.d, bb = -gh.v;
-      double* gw = gw0 + h * D;
+      const AtomRow gw = gw0 + h * D;
       for (int d = 0; d < D; ++d) {
         gw[d] += a * qsv[d] + bb * qsd[d];
         Fpv[d] += gh.v * wr[d];
         Fpd[d] += gh.d * wr[d];
       }
     }
-    for (int d = 0; d < D; ++d) Fp[d] = {qsc(d) * Fpv[d], qsc(d) * Fpd[d]};
+    for (int d = 0; d < D; ++d) {
+      Fpv[d] = qsc(d) * Fpv[d];
+      Fpd[d] = qsc(d) * Fpd[d];
+    }
     // radial c: dU/dc_nk(ti,t) = Fp_n B_tk
-    double* gcR = row + A;
-    for (int n = 0; n < NR; ++n)
+    const AtomRow gcR = row + A;
+    for (int n = 0; n < NR; ++n) {
+      const Dual fpn{Fpv[n], Fpd[n]};
       for (int kk = 0; kk < KR; ++kk)
         for (int t = 0; t < T; ++t) {
           const Dual bt{Bv[t * KR + kk], Bd[t * KR + kk]};
-          gcR[(n * KR + kk) * T + t] += coef(Fp[n] * bt);
+          gcR[(n * KR + kk) * T + t] += coef(fpn * bt);
         }
+    }
     // angular c: per pair P_n = sum_e G_ne Y_e, dU/dc_nk(ti,tj) += P_n f_k(d_ij)
     for (int n = 0; n < NA; ++n) {
-      Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
+      Dual sn[kNumAngularEntries], fpn[kMaxAngularChannels], Gn[kNumAngularEntries];
       for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
-      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, sn, &Fp[NR + n], NA, S, Gn);
+      for (int ch = 0; ch < NCH; ++ch) fpn[ch] = {Fpv[NR + ch * NA + n], Fpd[NR + ch * NA + n]};
+      detail::angular_invariant_grad(L3, &c3b(0), c4b, c5b, q222, q1111, sn, fpn, 1, S, Gn);
       for (int e = 0; e < S; ++e) {
         Gv[n * S + e] = Gn[e].v;
         Gd[n * S + e] = Gn[e].d;
       }
     }
-    double* gcA = gcR + NR * KR * T;
+    const AtomRow gcA = gcR + NR * KR * T;
     for (int64_t p = a0; p < a1; ++p) {
       double ud[3], dd;
       pair_tangent(p, tangent, ud, dd);
       const auto [Y, dY, f, fp] = angular_pair(p);
       const int tj = a_type(p);
       for (int n = 0; n < NA; ++n) {
-        const double* gv = Gv + n * S;
-        const double* gd = Gd + n * S;
+        const AtomRow gv = Gv + n * S;
+        const AtomRow gd = Gd + n * S;
         double pv = 0.0, pd = 0.0;
         for (int e = 0; e < S; ++e) {
           const double Yd = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
@@ -367,11 +403,11 @@ struct TrainKernel {
   KOKKOS_INLINE_FUNCTION void operator()(TagBlockSum, const int64_t x) const {
     const int blk = static_cast<int>(x / P), p = static_cast<int>(x % P);
     const int req = p_req(p);
-    const int64_t col = p_row(p);
+    const int col = p_row(p);
     double acc = 0.0;
     for (int k = block_begin(blk); k < block_begin(blk + 1); ++k) {
       const int t = type(batch_atom(k));
-      if (t >= 0 && (req < 0 || t == req)) acc += rows(static_cast<int64_t>(k) * Pa + col);
+      if (t >= 0 && (req < 0 || t == req)) acc += rows(k, col);
     }
     partial(x) = acc;
   }

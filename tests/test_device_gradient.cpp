@@ -5,11 +5,14 @@
 //  - the batch gradient equals the sum over frames of GradientKernel::accumulate (1e-12 of the
 //    largest entry), for batches that mix frames, repeat a structure with other residuals, and
 //    reuse frames uploaded in earlier batches (the packed arrays grow between batches);
-//  - the same batch twice gives the same bytes.
+//  - the same batch twice gives the same bytes;
+//  - all of it in both scratch layouts (atom-major, the CPU's; atom-fastest, the GPU's), which
+//    agree to round-off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "nep/device_gradient.hpp"
@@ -95,6 +98,11 @@ std::vector<double> check_batch(nep::DeviceGradient& dev, const nep::Model& m, c
   return grad;
 }
 
+// both scratch layouts in every test: atom-major (the CPU default) and atom-fastest (the GPU's)
+using Layout = nep::DeviceGradient::Layout;
+const Layout kLayouts[] = {Layout::AtomMajor, Layout::AtomFastest};
+std::string name(Layout l) { return l == Layout::AtomMajor ? " (atom-major)" : " (atom-fastest)"; }
+
 class DeviceGradientTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeviceGradientTest, BatchesEqualHostKernel) {
@@ -102,12 +110,19 @@ TEST_P(DeviceGradientTest, BatchesEqualHostKernel) {
   std::vector<Frame> fr;
   fr.push_back(make_frame(ref.model, ref.structure, 1));
   fr.push_back(make_frame(ref.model, ref.structure, 2, false));  // same structure, other residuals, no virial
-  nep::DeviceGradient dev(ref.model);
-  check_batch(dev, ref.model, fr, {0}, GetParam() + " batch {0}");
-  const auto g1 = check_batch(dev, ref.model, fr, {1, 0}, GetParam() + " batch {1,0}");
-  const auto g2 = check_batch(dev, ref.model, fr, {1, 0}, GetParam() + " batch {1,0} again");
-  EXPECT_TRUE(g1 == g2) << "same batch, same parameters: same bytes";
-  EXPECT_GT(dev.device_bytes(), fr[0].pb.bytes());
+  std::vector<std::vector<double>> by_layout;
+  for (Layout l : kLayouts) {
+    nep::DeviceGradient dev(ref.model, l);
+    check_batch(dev, ref.model, fr, {0}, GetParam() + " batch {0}" + name(l));
+    const auto g1 = check_batch(dev, ref.model, fr, {1, 0}, GetParam() + " batch {1,0}" + name(l));
+    const auto g2 = check_batch(dev, ref.model, fr, {1, 0}, GetParam() + " batch {1,0} again" + name(l));
+    EXPECT_TRUE(g1 == g2) << "same batch, same parameters: same bytes" << name(l);
+    EXPECT_GT(dev.device_bytes(), fr[0].pb.bytes());
+    by_layout.push_back(g1);
+  }
+  // the compiler may contract the two layouts' loops into FMAs differently: round-off apart
+  EXPECT_LE(nep_test::max_rel_dev(by_layout[1], by_layout[0]), 1e-13) << "layouts";
+  std::printf("%s: layouts differ by %.2e (max rel)\n", GetParam().c_str(), nep_test::max_rel_dev(by_layout[1], by_layout[0]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, DeviceGradientTest,
@@ -121,9 +136,12 @@ TEST(DeviceGradient, MixedFramesAndGrowingUploads) {
   const auto a = nep_test::load_reference("PbTe_NEP4__tric_24_rattled_swapped");
   const auto b = nep_test::load_reference("PbTe_NEP4__rocksalt_216_rattled");
   std::vector<Frame> fr = {make_frame(a.model, a.structure, 3), make_frame(a.model, b.structure, 4)};
-  nep::DeviceGradient dev(a.model);
-  check_batch(dev, a.model, fr, {1}, "PbTe 216");
-  check_batch(dev, a.model, fr, {0, 1}, "PbTe 24 + 216");
+  for (Layout l : kLayouts) {
+    nep::DeviceGradient dev(a.model, l);
+    check_batch(dev, a.model, fr, {0}, "PbTe 24" + name(l));
+    check_batch(dev, a.model, fr, {1}, "PbTe 216" + name(l));  // more atoms: the scratch grows
+    check_batch(dev, a.model, fr, {0, 1}, "PbTe 24 + 216" + name(l));
+  }
 }
 
 TEST(DeviceGradient, ZblModelOverGrowingUploads) {
@@ -135,10 +153,12 @@ TEST(DeviceGradient, ZblModelOverGrowingUploads) {
   std::vector<Frame> fr;
   for (size_t k = 0; k < frames.size(); ++k)
     fr.push_back(make_frame(model, nep::structure_from_frame(frames[k], model, file), 10 + static_cast<unsigned>(k)));
-  nep::DeviceGradient dev(model);
-  check_batch(dev, model, fr, {1, 0}, "CrCoNi {1,0}");
-  check_batch(dev, model, fr, {4, 2, 0}, "CrCoNi {4,2,0}");
-  check_batch(dev, model, fr, {3, 1, 2, 0, 4}, "CrCoNi all");
+  for (Layout l : kLayouts) {
+    nep::DeviceGradient dev(model, l);
+    check_batch(dev, model, fr, {1, 0}, "CrCoNi {1,0}" + name(l));
+    check_batch(dev, model, fr, {4, 2, 0}, "CrCoNi {4,2,0}" + name(l));
+    check_batch(dev, model, fr, {3, 1, 2, 0, 4}, "CrCoNi all" + name(l));
+  }
 }
 
 TEST(DeviceGradient, RefusesUnknownFramesAndGradientBeforeForward) {

@@ -29,8 +29,13 @@ std::string device_execution_space();
 
 class DeviceGradient {
  public:
+  // Layout of the per-atom scratch and gradient rows: AtomFastest puts entry j of consecutive
+  // atoms side by side (coalesced on a GPU), AtomMajor one contiguous row per atom (cache-friendly
+  // on a CPU); Auto picks AtomFastest where the execution space cannot read host memory (a GPU).
+  // Either is deterministic; the two agree to round-off.
+  enum class Layout { Auto, AtomFastest, AtomMajor };
   // Architecture (types, sizes, l_max, 4/5-body flags) from m; parameters come with each forward().
-  explicit DeviceGradient(const Model& m);
+  explicit DeviceGradient(const Model& m, Layout layout = Layout::Auto);
   ~DeviceGradient();
   DeviceGradient(const DeviceGradient&) = delete;
   DeviceGradient& operator=(const DeviceGradient&) = delete;
