@@ -148,18 +148,7 @@ DeviceGradient::DeviceGradient(const Model& m, Layout layout) : impl_(new Impl) 
                         (layout == Layout::Auto && !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible);
   const GradientKernel host(m);  // validates the model (NEP3/NEP4, supported channels)
   TrainKernel& k = impl_->k;
-  k.T = m.num_types();
-  k.D = m.dim();
-  k.H = m.num_neurons;
-  k.NR = m.n_max_radial + 1;
-  k.NA = m.n_max_angular + 1;
-  k.KR = m.basis_size_radial + 1;
-  k.KA = m.basis_size_angular + 1;
-  k.L3 = m.l_max;
-  k.S = (k.L3 + 1) * (k.L3 + 1) - 1;
-  k.q222 = m.flags[kQ222];
-  k.q1111 = m.flags[kQ1111];
-  k.zbl = m.zbl != ZblMode::None;
+  static_cast<ModelSizes&>(k) = m.sizes();
   k.A = (k.D + 2) * k.H;
   k.ann_stride = m.version == 3 ? 0 : k.A;
   k.b1 = m.ann_b1_offset();

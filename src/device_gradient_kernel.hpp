@@ -59,10 +59,9 @@ struct TagParamSum {};
 using detail::Dual;
 
 // Everything a kernel reads, by value (views are reference-counted handles).
-struct TrainKernel {
-  // architecture
-  int T, D, H, NR, NA, KR, KA, L3, S, P, Pa, A, ann_stride, b1, Wsz, NCH;  // NCH: angular channels per n
-  bool q222, q1111, zbl;
+struct TrainKernel : ModelSizes {
+  // architecture beyond the model's sizes
+  int P, Pa, A, ann_stride, b1, Wsz, NCH;  // NCH: angular channels per n
   double c4b[5], c5b[3];
   // packed frames
   DView<int> type;
@@ -113,8 +112,7 @@ struct TrainKernel {
       const double* f = &a_f(p * KA);
       const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
       for (int n = 0; n < NA; ++n) {
-        double g = 0.0;
-        for (int kk = 0; kk < KA; ++kk) g += cp[n * KA + kk] * f[kk];
+        const double g = detail::radial_sum(cp + n * KA, f, KA);
         const AtomRow sn = s + n * S;
         for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
       }
@@ -177,11 +175,7 @@ struct TrainKernel {
       const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
       double a = 0.0, b[3] = {0, 0, 0};
       for (int n = 0; n < NA; ++n) {
-        double gn = 0.0, gp = 0.0;
-        for (int kk = 0; kk < KA; ++kk) {
-          gn += cp[n * KA + kk] * f[kk];
-          gp += cp[n * KA + kk] * fp[kk];
-        }
+        const double gn = detail::radial_sum(cp + n * KA, f, KA), gp = detail::radial_sum(cp + n * KA, fp, KA);
         const AtomRow Gn = G + n * S;
         for (int e = 0; e < S; ++e) {
           a += Gn[e] * gp * Y[e];
@@ -267,12 +261,7 @@ struct TrainKernel {
       const auto [Y, dY, f, fp] = angular_pair(p);
       const double* cp = &cA_pair((ti * T + a_type(p)) * NA * KA);
       for (int n = 0; n < NA; ++n) {
-        double gv = 0.0, gd = 0.0;
-        for (int kk = 0; kk < KA; ++kk) {
-          gv += cp[n * KA + kk] * f[kk];
-          gd += cp[n * KA + kk] * fp[kk];
-        }
-        gd *= dd;
+        const double gv = detail::radial_sum(cp + n * KA, f, KA), gd = detail::radial_sum(cp + n * KA, fp, KA) * dd;
         const AtomRow snv = sv + n * S;
         const AtomRow snd = sd + n * S;
         for (int e = 0; e < S; ++e) {

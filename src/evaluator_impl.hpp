@@ -350,19 +350,8 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   if (m.num_neurons > detail::kMaxNeurons) throw Error("model has more than " + std::to_string(detail::kMaxNeurons) + " neurons");
   num_types_ = T;
   cutoff_ = m.cutoff_max();
-  p_.T = T;
-  p_.D = m.dim();
-  p_.H = m.num_neurons;
-  p_.NR = m.n_max_radial + 1;
-  p_.NA = m.n_max_angular + 1;
-  p_.KR = m.basis_size_radial + 1;
-  p_.KA = m.basis_size_angular + 1;
-  p_.L3 = m.l_max;
-  p_.S = (m.l_max + 1) * (m.l_max + 1) - 1;
+  static_cast<ModelSizes&>(p_) = m.sizes();
   p_.version = m.version;
-  p_.q222 = m.flags[kQ222];
-  p_.q1111 = m.flags[kQ1111];
-  p_.zbl = m.zbl != ZblMode::None;
   p_.ann_stride = m.version == 3 ? 0 : (m.version == 5 ? (p_.D + 2) * p_.H + 1 : (p_.D + 2) * p_.H);
   p_.b1_index = m.ann_b1_offset();
   for (int k = 0; k < 5; ++k) p_.c4b[k] = kC4B[k];  // in the parameter struct: visible in device code

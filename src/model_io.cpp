@@ -19,6 +19,23 @@ int Model::num_l() const {
   return n;
 }
 
+ModelSizes Model::sizes() const {
+  ModelSizes z;
+  z.T = num_types();
+  z.D = dim();
+  z.H = num_neurons;
+  z.NR = n_max_radial + 1;
+  z.NA = n_max_angular + 1;
+  z.KR = basis_size_radial + 1;
+  z.KA = basis_size_angular + 1;
+  z.L3 = l_max;
+  z.S = (l_max + 1) * (l_max + 1) - 1;
+  z.q222 = flags[kQ222];
+  z.q1111 = flags[kQ1111];
+  z.zbl = zbl != ZblMode::None;
+  return z;
+}
+
 int Model::num_ann_parameters() const {
   const int D = dim(), H = num_neurons, T = num_types();
   if (version == 3) return (D + 2) * H + 1;

@@ -39,8 +39,8 @@ struct PolyRef {
 
 PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   PairBasis pb;
-  const int T = m.num_types(), KR = m.basis_size_radial + 1, KA = m.basis_size_angular + 1, L3 = m.l_max;
-  const int S = (L3 + 1) * (L3 + 1) - 1;
+  const ModelSizes z = m.sizes();
+  const int T = z.T, KR = z.KR, KA = z.KA, L3 = z.L3, S = z.S;
   pb.nlocal = nl.nlocal;
   pb.T = T;
   pb.KR = KR;

@@ -32,17 +32,10 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
   if (m.version != 3 && m.version != 4) throw Error("training supports NEP3 and NEP4 models (this one is NEP" + std::to_string(m.version) + ")");
   for (int f = kQ112; f < kNumAngularFlags; ++f)
     if (m.flags[f]) throw Error("training does not support the q_112/q_123/q_233/q_134 channels");
-  T_ = m.num_types();
-  D_ = m.dim();
-  H_ = m.num_neurons;
-  NR_ = m.n_max_radial + 1;
-  NA_ = m.n_max_angular + 1;
-  KR_ = m.basis_size_radial + 1;
-  KA_ = m.basis_size_angular + 1;
-  L3_ = m.l_max;
-  S_ = (L3_ + 1) * (L3_ + 1) - 1;
-  q222_ = m.flags[kQ222];
-  q1111_ = m.flags[kQ1111];
+  const ModelSizes z = m.sizes();
+  T_ = z.T, D_ = z.D, H_ = z.H, NR_ = z.NR, NA_ = z.NA, KR_ = z.KR, KA_ = z.KA, L3_ = z.L3, S_ = z.S;
+  q222_ = z.q222;
+  q1111_ = z.q1111;
   ann_stride_ = m.version == 3 ? 0 : (D_ + 2) * H_;
   n_ann_ = m.num_ann_parameters() - 1;
   n_cR_ = m.num_c_radial();
@@ -144,12 +137,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
       const double* fp = &pb.a_fp[p * KA];
       const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
       for (int n = 0; n < NA; ++n) {
-        double gv = 0.0, gd = 0.0;
-        for (int k = 0; k < KA; ++k) {
-          gv += c[n * KA + k] * f[k];
-          gd += c[n * KA + k] * fp[k];
-        }
-        gd *= dd;
+        const double gv = detail::radial_sum(c + n * KA, f, KA), gd = detail::radial_sum(c + n * KA, fp, KA) * dd;
         double* snv = sv + n * S;
         double* snd = sd + n * S;
 #pragma omp simd
@@ -305,8 +293,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
       double* gp = &sc.pair_g[static_cast<size_t>(p - a0) * NA];
       for (int nn = 0; nn < NA; ++nn) {
-        double g = 0.0;
-        for (int k = 0; k < KA; ++k) g += c[nn * KA + k] * f[k];
+        const double g = detail::radial_sum(c + nn * KA, f, KA);
         gp[nn] = g;
         double* sn = s + nn * S;
 #pragma omp simd
@@ -381,8 +368,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       double Hn[kNumAngularEntries] = {}, Hp[kNumAngularEntries] = {};
       for (int nn = 0; nn < NA; ++nn) {
         const double gn = g_pair[nn];
-        double gp = 0.0;
-        for (int k = 0; k < KA; ++k) gp += c[nn * KA + k] * fp[k];
+        const double gp = detail::radial_sum(c + nn * KA, fp, KA);
         const double* Gn = G + nn * S;
 #pragma omp simd
         for (int e = 0; e < S; ++e) {

@@ -24,6 +24,14 @@ KOKKOS_INLINE_FUNCTION Dual& operator+=(Dual& a, Dual b) {
   return a;
 }
 
+// Radial function of one pair and channel n: g_n(d) = sum_k c_nk f_k(d) (c: row n of the pair's
+// coefficients, f: its basis values; with the basis derivatives f_k'(d), g_n'(d)).
+KOKKOS_INLINE_FUNCTION double radial_sum(const double* c, const double* f, int K) {
+  double g = 0.0;
+  for (int k = 0; k < K; ++k) g += c[k] * f[k];
+  return g;
+}
+
 // 4-body q_222 from the L = 2 entries a[0..4] and its gradient; X = double or Dual
 template <class X>
 KOKKOS_INLINE_FUNCTION X q222_value(const double* c, const X* a) {

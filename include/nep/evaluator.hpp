@@ -54,9 +54,8 @@ class Evaluator {
   int num_types() const { return num_types_; }
 
   // Kernel parameters and per-atom scratch (public so the kernel functor can be a plain struct).
-  struct Params {
-    int T, D, H, NR, NA, KR, KA, L3, S, version;
-    bool q222, q1111, zbl;
+  struct Params : ModelSizes {
+    int version;
     int ann_stride;  // distance between consecutive types' network blocks (0 for NEP3)
     int b1_index;
     double c4b[5], c5b[3];  // q_222 and q_1111 coefficients (angular_basis.hpp)

@@ -21,6 +21,15 @@ enum class ZblMode { None, Universal, Typewise, Flexible };
 // Higher-order angular channels after the 3-body ones, in the order they appear in q.
 enum AngularFlag { kQ222 = 0, kQ1111, kQ112, kQ123, kQ233, kQ134, kNumAngularFlags };
 
+// The sizes every evaluator and trainer kernel indexes with (plain values, copyable to a GPU):
+// T types, D descriptor length, H neurons, NR/NA radial/angular n counts, KR/KA radial/angular basis
+// sizes, L3 the 3-body l_max and S = (L3+1)^2 - 1 angular moment entries per n; the 4/5-body
+// channels and whether ZBL is on.
+struct ModelSizes {
+  int T = 0, D = 0, H = 0, NR = 0, NA = 0, KR = 0, KA = 0, L3 = 0, S = 0;
+  bool q222 = false, q1111 = false, zbl = false;
+};
+
 struct Model {
   int version = 4;                       // 3, 4 or 5
   std::vector<std::string> elements;     // type order of the model
@@ -60,6 +69,7 @@ struct Model {
   // Offsets into `ann` of type t's block and of the shared b1.
   int ann_offset(int t) const;
   int ann_b1_offset() const { return num_ann_parameters() - 1; }
+  ModelSizes sizes() const;
 };
 
 // Parse a GPUMD nep.txt. Throws nep::Error "file:line: message" on anything it does not accept.
