@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stage the CUDA build for a device run: binaries and the CUDA Kokkos library into .device/, and
 # what benchmarks/gpu/train_device.sh needs to build nep-train there
-# (git-ignored through .git/info/exclude; carried with `carry: [".device"]`, 64 MiB at most).
+# (git-ignored by .gitignore; carried with `carry: [".device"]`, 64 MiB at most).
 # With NEP_CUDA_LAMMPS=1 also the CUDA LAMMPS (tools/cuda_lammps.sh) and its nepplugin.so, stripped
 # and xz-compressed into .device/lammps.tar.xz (liblammps.so is ~80 MB raw).
 set -euo pipefail
@@ -14,7 +14,6 @@ bdir=build-cuda
 [ "${NEP_CUDA_LAMMPS:-0}" = 1 ] && bdir=build-cuda-lammps
 bdir=${NEP_CUDA_BUILD_DIR:-$bdir$NEP_CUDA_BUILD_SUFFIX}
 cd "$NEP_REPO"
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 rm -rf .device && mkdir -p .device/bin .device/lib
 cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descriptor $bdir/tests/test_device_gradient \
   $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
