@@ -145,10 +145,8 @@ TEST(DeviceGradient, MixedFramesAndGrowingUploads) {
 }
 
 TEST(DeviceGradient, ZblModelOverGrowingUploads) {
-  const auto model = nep::read_model(nep_test::data_path("potentials/nep_CrCoNi.txt"));
+  const auto [model, file, frames] = nep_test::load_crconi_zbl_set();
   ASSERT_NE(model.zbl, nep::ZblMode::None);
-  const std::string file = nep_test::data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
-  const auto frames = nep::read_xyz(file);
   ASSERT_EQ(frames.size(), 5u);
   std::vector<Frame> fr;
   for (size_t k = 0; k < frames.size(); ++k)

@@ -91,9 +91,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ReferenceTest, ::testing::ValuesIn(all_cases(
 // Typewise ZBL (nep4_zbl, 'zbl 1.25 2.5 0.7'): five compressed CrCoNi frames labelled by NEP_CPU
 // (double) — energies, forces and total virials, ZBL contributing up to ~100 eV per frame.
 TEST(ReferenceZbl, CrCoNiTypewiseZblMatchesNepCpuLabels) {
-  const auto model = nep::read_model(nep_test::data_path("potentials/nep_CrCoNi.txt"));
-  const std::string file = nep_test::data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
-  const auto frames = nep::read_xyz(file);
+  const auto [model, file, frames] = nep_test::load_crconi_zbl_set();
   ASSERT_EQ(frames.size(), 5u);
   nep::Calculator calc(model, nep::Precision::Double, nep::Backend::Device);
   for (const auto& fr : frames) {

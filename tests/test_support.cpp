@@ -36,6 +36,14 @@ Reference load_reference(const std::string& stem) {
   return r;
 }
 
+CrCoNiZblSet load_crconi_zbl_set() {
+  CrCoNiZblSet set;
+  set.model = nep::read_model(data_path("potentials/nep_CrCoNi.txt"));
+  set.file = data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
+  set.frames = nep::read_xyz(set.file);
+  return set;
+}
+
 double max_rel_dev(const std::vector<double>& x, const std::vector<double>& ref) {
   EXPECT_EQ(x.size(), ref.size());
   double scale = 0.0, dev = 0.0;

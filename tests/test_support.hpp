@@ -21,6 +21,15 @@ struct Reference {
 };
 Reference load_reference(const std::string& stem);
 
+// The typewise-ZBL set: potentials/nep_CrCoNi.txt (nep4_zbl) and five CrCoNi frames labelled by
+// NEP_CPU in double (energy, forces, virial); `file` names the frames' file for error messages.
+struct CrCoNiZblSet {
+  nep::Model model;
+  std::string file;
+  std::vector<nep::XyzFrame> frames;
+};
+CrCoNiZblSet load_crconi_zbl_set();
+
 // max_i |x_i - ref_i| / max(|ref_i|, max_j |ref_j|) : the fixtures README's 1e-10 rule
 double max_rel_dev(const std::vector<double>& x, const std::vector<double>& ref);
 double rel_rms(const std::vector<double>& x, const std::vector<double>& ref);

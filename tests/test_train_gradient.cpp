@@ -101,10 +101,8 @@ TEST_P(TrainGradientTest, BasisForwardEqualsCore) {
 
 // ZBL (typewise, nep4_zbl): the cached ZBL totals plus the network part equal the core.
 TEST(TrainForward, ZblModelEqualsCore) {
-  const auto model = nep::read_model(nep_test::data_path("potentials/nep_CrCoNi.txt"));
+  const auto [model, file, frames] = nep_test::load_crconi_zbl_set();
   ASSERT_NE(model.zbl, nep::ZblMode::None);
-  const std::string file = nep_test::data_path("train/CrCoNi_torchnep_5frames_nep_CrCoNi-NEP_CPU-double-labels_EFV_train.xyz");
-  const auto frames = nep::read_xyz(file);
   ASSERT_EQ(frames.size(), 5u);
   for (const auto& fr : frames)
     expect_forward_equals_core(model, nep::structure_from_frame(fr, model, file), "frame at line " + std::to_string(fr.line));
