@@ -6,6 +6,16 @@ NEP_LAMMPS_PREFIX=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-omp
 NEP_BUILD_DIR=${NEP_BUILD_DIR:-$NEP_REPO/build}
 NEP_KOKKOS_DIR=${Kokkos_DIR:-$NEP_KOKKOS_PREFIX/lib/cmake/Kokkos}
 NEP_LAMMPS_DIR=${LAMMPS_DIR:-$NEP_LAMMPS_PREFIX}   # a LAMMPS install prefix (bin/lmp, lib/cmake/LAMMPS)
+# LAMMPS releases of the version matrix besides 7Jan2022 (built without KOKKOS by tools/deps.sh --lammps V)
+NEP_LAMMPS_NEWER="20250204 20260704"
+
+# nep_lammps_prefix VERSION: the cached LAMMPS install of that release (yyyymmdd)
+nep_lammps_prefix() {
+  case $1 in
+    20220106) echo "$NEP_LAMMPS_PREFIX" ;;
+    *) echo "$LAMMPS_NEP_CACHE/lammps-$1-nokk" ;;
+  esac
+}
 
 # nep_build: configure (once) and build lammps-nep into $NEP_BUILD_DIR
 nep_build() {
@@ -17,16 +27,19 @@ nep_build() {
 }
 
 # lammps_install SRC BUILD PREFIX [CMAKE_ARGS...]: configure, build and install LAMMPS (PLUGIN,
-# KOKKOS on an external Kokkos, MANYBODY, shared libs) from its source tree SRC through BUILD into
-# PREFIX; keep LAMMPS's src/ (and potentials/) beside the install for the plugin build; remove BUILD
-# and stamp PREFIX. Compiler output goes to PREFIX.log, whose end is shown if the build fails.
+# MANYBODY, shared libs; further packages such as KOKKOS through CMAKE_ARGS) from its source tree SRC
+# through BUILD into PREFIX; keep LAMMPS's src/ (and potentials/) beside the install for the plugin
+# build; remove BUILD and stamp PREFIX. Compiler output goes to PREFIX.log, whose end is shown if the
+# build fails.
+# the 7Jan2022 builds (CPU and CUDA): exceptions (an option until 2Aug2023), KOKKOS on our own Kokkos
+NEP_LAMMPS_KOKKOS_ARGS=(-DLAMMPS_EXCEPTIONS=ON -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON)
 lammps_install() {
   local src=$1 build=$2 prefix=$3 log=$3.log
   shift 3
   rm -rf "$build"
   if ! { cmake -S "$src/cmake" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-           -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DLAMMPS_EXCEPTIONS=ON -DPKG_PLUGIN=ON \
-           -DPKG_KOKKOS=ON -DEXTERNAL_KOKKOS=ON -DPKG_MANYBODY=ON -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF "$@" &&
+           -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DPKG_PLUGIN=ON -DPKG_MANYBODY=ON \
+           -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF "$@" &&
          cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" && cmake --install "$build"; } > "$log" 2>&1; then
     tail -n 40 "$log" >&2
     echo "lammps_install: building LAMMPS into $prefix failed (log: $log)" >&2

@@ -19,13 +19,13 @@ if [ -n "$NEP_CUDA_EXTRA" ]; then export NVCC_APPEND_FLAGS=$NEP_CUDA_EXTRA; else
 kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$ARCH
 prefix=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-cuda-$ARCH
 [ -f "$prefix/.stamp" ] && { echo "cuda_lammps: OK ($prefix, cached)"; exit 0; }
-src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-*/ 2>/dev/null | head -n1)
+src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-20220106*/ 2>/dev/null | head -n1)
 if [ -z "$src" ]; then  # deps.sh fetches the source with the CPU LAMMPS build
   "$here/deps.sh"
-  src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-*/ | head -n1)
+  src=$(ls -d "$LAMMPS_NEP_CACHE"/src/lammps-20220106*/ | head -n1)
 fi
 echo "[cuda_lammps] building LAMMPS (CUDA $ARCH) -> $prefix" >&2
-lammps_install "${src%/}" "$LAMMPS_NEP_CACHE/build-lammps-cuda-$ARCH" "$prefix" \
+lammps_install "${src%/}" "$LAMMPS_NEP_CACHE/build-lammps-cuda-$ARCH" "$prefix" "${NEP_LAMMPS_KOKKOS_ARGS[@]}" \
   -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
   -DBUILD_MPI=OFF -DBUILD_OMP=OFF -DKokkos_DIR="$kokkos/lib/cmake/Kokkos"
 echo "cuda_lammps: OK ($prefix)"

@@ -3,11 +3,13 @@
 #   - Debian packages (only those missing are installed)
 #   - Kokkos 3.4.01 (Serial + OpenMP, shared) from Debian's trilinos source package
 #   - LAMMPS 7Jan2022 (Debian 20220106 snapshot) with PLUGIN, KOKKOS (external), MANYBODY, MPI, OpenMP, shared
+#   - with --lammps V (V = 20250204, 20260704; repeatable): that LAMMPS release instead, from Debian's
+#     pinned tarball (tools/lammps_sources.sh), with PLUGIN, MANYBODY, MPI, OpenMP, shared, no KOKKOS
 # Everything built goes to a version-keyed cache outside the repo:
-#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/{kokkos-3.4.01-omp,lammps-20220106-k3.4.01-omp}
+#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/{kokkos-3.4.01-omp,lammps-20220106-k3.4.01-omp,lammps-V-nokk}
 # A second call is a no-op (stamp files). Users with their own builds set Kokkos_DIR / LAMMPS_DIR and
 # the corresponding step is skipped.
-# Usage: tools/deps.sh [--no-lammps]     (tools/env.sh exports the resulting paths)
+# Usage: tools/deps.sh [--no-lammps] [--lammps V]...   (tools/env.sh exports the resulting paths)
 set -euo pipefail
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"   # lammps_install
 CACHE=${LAMMPS_NEP_CACHE:-$HOME/.cache/lammps-nep}
@@ -15,9 +17,18 @@ JOBS=${NEP_JOBS:-$(nproc)}
 KOKKOS_VER=3.4.01
 LAMMPS_VER=20220106
 KOKKOS_PREFIX=$CACHE/kokkos-$KOKKOS_VER-omp
-LAMMPS_PREFIX=$CACHE/lammps-$LAMMPS_VER-k$KOKKOS_VER-omp
-want_lammps=1
-for a in "$@"; do case $a in --no-lammps) want_lammps=0;; *) echo "deps.sh: unknown option $a" >&2; exit 2;; esac; done
+want_lammps=1 versions=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-lammps) want_lammps=0 ;;
+    --lammps) [[ " $NEP_LAMMPS_NEWER 20220106 " == *" ${2:-none} "* ]] ||
+                { echo "deps.sh: --lammps takes one of 20220106 $NEP_LAMMPS_NEWER" >&2; exit 2; }
+              versions+=("$2"); shift ;;
+    *) echo "deps.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#versions[@]} -gt 0 ] || versions=(20220106)
 log() { echo "[deps] $*" >&2; }
 mkdir -p "$CACHE/src"
 
@@ -42,15 +53,16 @@ enable_deb_src() {
   fi
 }
 
-# fetch_source PKG VERSIONGLOB DEST: unpack Debian source package PKG into $CACHE/src and print its dir
+# fetch_source PKG VERSION: unpack bookworm's source package PKG (its upstream version starts with
+# VERSION) into $CACHE/src and print its dir
 fetch_source() {
   local pkg=$1 dir
-  dir=$(ls -d "$CACHE/src/$pkg"-*/ 2>/dev/null | head -n1 || true)
+  dir=$(ls -d "$CACHE/src/$pkg-$2"*/ 2>/dev/null | head -n1 || true)
   if [ -z "$dir" ]; then
     enable_deb_src
     log "apt-get source $pkg"
     (cd "$CACHE/src" && apt-get source -qq "$pkg" >/dev/null 2>&1) || { log "apt-get source $pkg failed"; exit 1; }
-    dir=$(ls -d "$CACHE/src/$pkg"-*/ | head -n1)
+    dir=$(ls -d "$CACHE/src/$pkg-$2"*/ | head -n1)
   fi
   echo "${dir%/}"
 }
@@ -60,7 +72,7 @@ if [ -z "${Kokkos_DIR:-}" ] && [ ! -f "$KOKKOS_PREFIX/.stamp" ]; then
   src=$CACHE/src/kokkos-$KOKKOS_VER
   if [ ! -f "$src/CMakeLists.txt" ]; then
     # keep only packages/kokkos of the (1.4 GB) trilinos source tree
-    tri=$(fetch_source trilinos)
+    tri=$(fetch_source trilinos "")
     rm -rf "$src" && cp -r "$tri/packages/kokkos" "$src"
     rm -rf "$tri" "$CACHE"/src/trilinos_*
   fi
@@ -78,10 +90,19 @@ fi
 KOKKOS_DIR_USE=${Kokkos_DIR:-$KOKKOS_PREFIX/lib/cmake/Kokkos}
 
 # ---- 3. LAMMPS ----------------------------------------------------------------------------------
-if [ $want_lammps = 1 ] && [ -z "${LAMMPS_DIR:-}" ] && [ ! -f "$LAMMPS_PREFIX/.stamp" ]; then
-  src=$(fetch_source lammps)
-  log "building LAMMPS $LAMMPS_VER -> $LAMMPS_PREFIX (about 16 min on 2 cores)"
-  lammps_install "$src" "$CACHE/build-lammps" "$LAMMPS_PREFIX" \
-    -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE"
-fi
+[ $want_lammps = 1 ] && [ -z "${LAMMPS_DIR:-}" ] || exit 0
+for v in "${versions[@]}"; do
+  prefix=$(nep_lammps_prefix "$v")
+  [ -f "$prefix/.stamp" ] && continue
+  if [ "$v" = $LAMMPS_VER ]; then
+    src=$(fetch_source lammps $LAMMPS_VER)
+    log "building LAMMPS $LAMMPS_VER -> $prefix (about 16 min on 2 cores)"
+    lammps_install "$src" "$CACHE/build-lammps" "$prefix" "${NEP_LAMMPS_KOKKOS_ARGS[@]}" \
+      -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE"
+  else
+    src=$("$NEP_REPO/tools/lammps_sources.sh" "$v")
+    log "building LAMMPS $v without KOKKOS -> $prefix"
+    lammps_install "$src" "$CACHE/build-lammps-$v" "$prefix" -DPKG_KOKKOS=OFF -DBUILD_MPI=ON -DBUILD_OMP=ON
+  fi
+done
 exit 0

@@ -33,7 +33,12 @@ if [ $kind = lammps ]; then
 else
   dest=$CACHE/src/kokkos-${deb_ver%-*}-headers what="Kokkos headers (Debian $suite libkokkos-dev $deb_ver)"
 fi
-[ -f "$dest/.stamp" ] && { echo "$dest"; exit 0; }
+# what is unpacked: LAMMPS's CMake build and install read cmake/, src/, lib/, potentials/, bench/ and
+# doc/lammps.1; the stamp records file and members, so a changed list unpacks again
+members=(cmake src potentials lib bench doc/lammps.1)
+stamp="$file ${members[*]}"
+[ $kind = kokkos ] && stamp=$file
+[ "$(cat "$dest/.stamp" 2>/dev/null)" = "$stamp" ] && { echo "$dest"; exit 0; }
 
 unavailable() {  # REASON: stop, saying what is missing and how to build against one's own LAMMPS
   log "$what: $1."
@@ -41,10 +46,10 @@ unavailable() {  # REASON: stop, saying what is missing and how to build against
     log "To test against a LAMMPS of your own instead: configure lammps-nep with"
     log "  -DLAMMPS_DIR=<LAMMPS install prefix>/lib/cmake/LAMMPS -DNEP_LAMMPS_SOURCE_DIR=<LAMMPS source>/src"
     log "(LAMMPS built with PKG_PLUGIN=on, BUILD_SHARED_LIBS=on), or put that release's source tree at $dest"
-    log "with an empty $dest/.stamp."
+    log "and write the line '$stamp' into $dest/.stamp."
   else
     log "The Kokkos 5 compile check needs Kokkos >= 5.1 headers: unpack them so that $dest/include/kokkos/"
-    log "holds Kokkos_Core.hpp and KokkosCore_config.h, and create $dest/.stamp."
+    log "holds Kokkos_Core.hpp and KokkosCore_config.h, and write the line '$stamp' into $dest/.stamp."
   fi
   exit 1
 }
@@ -122,13 +127,11 @@ start=$(date +%s)
 rm -rf "$dest" "$dest.tmp"
 mkdir -p "$dest.tmp"
 if [ $kind = lammps ]; then
-  # only what the build and the tests use: cmake/, src/, potentials/ (and lib/ for a few packages);
   # 4Feb2025's tarball holds one top folder lammps-*/, 4Jul2026's holds the tree itself
   first=$(tar -tf "$file" 2>/dev/null | head -n1 || true)
   top=(--strip-components=0) pre=""
   [[ $first == lammps*/* ]] && top=(--strip-components=1) pre="*/"
-  tar -xf "$file" -C "$dest.tmp" "${top[@]}" --wildcards --no-wildcards-match-slash \
-    "${pre}cmake" "${pre}src" "${pre}potentials" "${pre}lib"
+  tar -xf "$file" -C "$dest.tmp" "${top[@]}" --wildcards --no-wildcards-match-slash "${members[@]/#/$pre}"
   [ -f "$dest.tmp/cmake/CMakeLists.txt" ] && [ -f "$dest.tmp/src/lammpsplugin.h" ] ||
     unavailable "$file does not unpack to a LAMMPS tree with cmake/CMakeLists.txt and src/lammpsplugin.h"
 else
@@ -137,7 +140,7 @@ else
   [ -f "$dest.tmp/include/kokkos/KokkosCore_config.h" ] || unavailable "$file holds no KokkosCore_config.h"
 fi
 rm -f "$file"  # the unpacked tree is what the cache keeps
-touch "$dest.tmp/.stamp"
+echo "$stamp" > "$dest.tmp/.stamp"
 mv "$dest.tmp" "$dest"
 log "unpacked into $dest in $(( $(date +%s) - start )) s"
 echo "$dest"
