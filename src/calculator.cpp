@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kokkos_compat.hpp"
 #include "nep/error.hpp"
 #include "nep/evaluator.hpp"
 #include "nep/timing.hpp"
@@ -152,10 +153,7 @@ Prediction Calculator::compute(const Structure& s, bool per_atom_virial, bool de
 
 KokkosSession::KokkosSession(int threads) {
   if (Kokkos::is_initialized()) return;
-  Kokkos::InitArguments args;
-  args.num_threads = threads > 0 ? threads : -1;
-  args.disable_warnings = true;
-  Kokkos::initialize(args);
+  kokkos_initialize(threads);
   owns_ = true;
 }
 

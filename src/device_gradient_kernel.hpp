@@ -131,7 +131,7 @@ struct TrainKernel : ModelSizes {
     for (int h = 0; h < H; ++h) {
       double zh = -b0[h];
       for (int d = 0; d < D; ++d) zh += w0[h * D + d] * (q[d] * qsc(d));
-      const double t = Kokkos::Experimental::tanh(zh);
+      const double t = kmath::tanh(zh);
       U += w1[h] * t;
       z[h] = w1[h] * (1.0 - t * t);
     }
@@ -309,7 +309,7 @@ struct TrainKernel : ModelSizes {
         zv += wr[d] * qsv[d];
         zd += wr[d] * qsd[d];
       }
-      const double t = Kokkos::Experimental::tanh(zv);
+      const double t = kmath::tanh(zv);
       const Dual th{t, (1.0 - t * t) * zd};
       const Dual gh{w1[h] * (1.0 - t * t), -2.0 * w1[h] * t * th.d};  // dU/dz_h
       gw1[h] += coef(th);

@@ -2,13 +2,11 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
+#include "kokkos_compat.hpp"
 #include "nep/angular_basis.hpp"
 
 namespace nep {
 namespace detail {
-
-// Kokkos 3.4 keeps its portable math functions in Kokkos::Experimental (moved to Kokkos:: later).
-namespace kmath = Kokkos::Experimental;
 
 constexpr int kMaxBasis = 20;     // basis_size + 1 and n_max + 1 are at most 20
 constexpr int kMaxDim = 20 + 20 * (kMaxL + 6);

@@ -5,15 +5,14 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "kokkos_compat.hpp"
 #include "nep/evaluator.hpp"
 
 namespace nep {
 
 void ensure_kokkos_initialized() {
   if (Kokkos::is_initialized()) return;
-  Kokkos::InitArguments args;
-  args.disable_warnings = true;
-  Kokkos::initialize(args);
+  kokkos_initialize(0);
   std::atexit([] {
     if (Kokkos::is_initialized()) Kokkos::finalize();
   });
