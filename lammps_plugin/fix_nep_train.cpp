@@ -36,6 +36,7 @@
 #include "nep/otf_buffer.hpp"
 #include "nep/otf_round.hpp"
 #include "nep/train_config.hpp"
+#include "nep_lammps_compat.h"
 #include "nep_plugin_common.h"
 #include "pair_nep.h"
 
@@ -346,7 +347,7 @@ void FixNEPTrain::sample()
   fcopy.resize(3 * static_cast<size_t>(nall));
   for (int i = 0; i < nall; ++i)
     for (int d = 0; d < 3; ++d) fcopy[3 * i + d] = f[i][d];
-  if (force->newton) comm->reverse_comm_fix(this, 3);    // ghost parts onto their owners
+  if (force->newton) nep_lmp::reverse_comm_fix(lmp, this, 3);    // ghost parts onto their owners
 
   // teacher energy and virial (xx yy zz xy xz yz), all ranks
   double ev[7] = {force->pair->eng_vdwl + force->pair->eng_coul, 0, 0, 0, 0, 0, 0};

@@ -17,6 +17,7 @@
 
 #include "nep/host_core.hpp"
 #include "nep/model.hpp"
+#include "nep_lammps_compat.h"
 #include "nep_plugin_common.h"
 
 #include <cmath>
@@ -179,7 +180,7 @@ void PairNEP::create_core()
 void PairNEP::reverse_ghosts(bool with_virial)
 {
   reverse_virial = with_virial;
-  comm->reverse_comm_pair(this);
+  nep_lmp::reverse_comm_pair(lmp, this);
   // folded: clear the ghost copies, or LAMMPS adds them a second time when only newton_bond is on
   double **f = atom->f;
   for (int i = atom->nlocal; i < atom->nlocal + atom->nghost; ++i) f[i][0] = f[i][1] = f[i][2] = 0.0;
@@ -189,9 +190,7 @@ void PairNEP::init_style()
 {
   nep_lmp::check_units(lmp, "nep");
   if (!model) error->all(FLERR, "Pair style nep: pair_coeff * * model.txt ... has not been given");
-  int irequest = neighbor->request(this, instance_me);
-  neighbor->requests[irequest]->half = 0;
-  neighbor->requests[irequest]->full = 1;
+  nep_lmp::request_full_list(lmp, this, instance_me);
 }
 
 double PairNEP::init_one(int i, int j)

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "nep/model.hpp"
+#include "nep_lammps_compat.h"
 #include "nep_plugin_common.h"
 
 #include <exception>
@@ -60,12 +61,9 @@ void PairNEPKokkos<DeviceType>::init_style()
   neighflag = lmp->kokkos->neighflag;
   // the core always works from a full list; newton_pair off (forced by 'neigh full') is handled
   // by folding ghost forces here
-  const int irequest = neighbor->nrequest - 1;
-  neighbor->requests[irequest]->kokkos_host =
-      std::is_same<DeviceType, LMPHostType>::value && !std::is_same<DeviceType, LMPDeviceType>::value;
-  neighbor->requests[irequest]->kokkos_device = std::is_same<DeviceType, LMPDeviceType>::value;
-  neighbor->requests[irequest]->full = 1;
-  neighbor->requests[irequest]->half = 0;
+  nep_lmp::set_kokkos_full_list(
+      lmp, this, std::is_same<DeviceType, LMPHostType>::value && !std::is_same<DeviceType, LMPDeviceType>::value,
+      std::is_same<DeviceType, LMPDeviceType>::value);
   if (neighflag != FULL && neighflag != HALF && neighflag != HALFTHREAD)
     error->all(FLERR, "Pair style nep/kk supports the KOKKOS package options 'neigh full' and 'neigh half' only");
 }
