@@ -5,8 +5,12 @@
 
 #include "atom.h"
 #include "atom_vec.h"
+#include "error.h"
+#include "info.h"
 #include "lammps.h"
+#include "library.h"
 #include "pair_nep.h"
+#include "utils.h"
 #ifdef NEP_PLUGIN_TRAIN
 #include "fix_nep_train.h"
 #endif
@@ -14,7 +18,25 @@
 #include "pair_nep_kokkos.h"
 #endif
 
+#include <string>
+
 using namespace LAMMPS_NS;
+
+#ifdef NEP_PLUGIN_KOKKOS
+// error->all unless the KOKKOS-package class can run: LAMMPS started with -k on (else Kokkos is not
+// initialised and the first view fails with Kokkos's own message), and the KOKKOS package in double
+// precision (from 10Sep2025 LAMMPS may be built with KOKKOS_PREC single or mixed; the plugin reads
+// x and writes f as double). The "precision" query exists in every LAMMPS from 29Sep2021 on.
+static void require_kokkos(LAMMPS *lmp, const char *style)
+{
+  if (!lmp->kokkos)
+    lmp->error->all(FLERR, "Pair style {} needs LAMMPS's KOKKOS package enabled: run LAMMPS with -k on "
+                    "(e.g. lmp -k on t 4 -sf kk), or use pair style nep without it", style);
+  if (!Info::has_accelerator_feature("KOKKOS", "precision", "double"))
+    lmp->error->all(FLERR, "Pair style {} needs LAMMPS's KOKKOS package in double precision; this LAMMPS "
+                    "was built with KOKKOS_PREC single or mixed. Use pair style nep (without -sf kk)", style);
+}
+#endif
 
 static Pair *nep_creator(LAMMPS *lmp)
 {
@@ -26,8 +48,10 @@ static Pair *nep_creator(LAMMPS *lmp)
 static Pair *nep_gpu_creator(LAMMPS *lmp)
 {
 #ifdef NEP_PLUGIN_KOKKOS
-  if (lmp->kokkos && lmp->atom->avec && lmp->atom->avec->kokkosable)
+  if (lmp->kokkos && lmp->atom->avec && lmp->atom->avec->kokkosable) {
+    require_kokkos(lmp, "nep/gpu");
     return new PairNEPKokkos<LMPDeviceType>(lmp);
+  }
 #endif
   return new PairNEP(lmp, true);
 }
@@ -42,11 +66,13 @@ static Fix *nep_train_creator(LAMMPS *lmp, int argc, char **argv)
 #ifdef NEP_PLUGIN_KOKKOS
 static Pair *nep_kk_creator(LAMMPS *lmp)
 {
+  require_kokkos(lmp, "nep/kk");
   return new PairNEPKokkos<LMPDeviceType>(lmp);
 }
 
 static Pair *nep_kk_host_creator(LAMMPS *lmp)
 {
+  require_kokkos(lmp, "nep/kk/host");
 #ifdef LMP_KOKKOS_GPU
   return new PairNEPKokkos<LMPHostType>(lmp);
 #else
@@ -55,8 +81,25 @@ static Pair *nep_kk_host_creator(LAMMPS *lmp)
 }
 #endif
 
+// true when the running LAMMPS is the release this plugin was compiled against; else a warning
+// naming both. Only calls whose form is the same in every release are used here (the leading
+// members of class LAMMPS, the C library interface, Error::warning with a ready string), so the
+// check itself works in another LAMMPS, as far as that LAMMPS resolves the plugin's symbols at all.
+static bool same_lammps(LAMMPS *lmp)
+{
+  const int running = utils::date2num(lmp->version);
+  if (running == NEP_LAMMPS_VERSION) return true;
+  if (lammps_extract_setting(lmp, "world_rank") == 0)
+    lmp->error->warning(FLERR, std::string("nepplugin.so was built for LAMMPS ") + LAMMPS_VERSION + " (" +
+                                   std::to_string(NEP_LAMMPS_VERSION) + ") but this is LAMMPS " + lmp->version +
+                                   " (" + std::to_string(running) + "): its styles are not registered. Rebuild "
+                                   "lammps-nep against this LAMMPS (cmake -DLAMMPS_DIR=<its prefix>/lib/cmake/LAMMPS)");
+  return false;
+}
+
 extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
 {
+  if (!same_lammps((LAMMPS *) lmp)) return;
   lammpsplugin_t plugin;
   auto register_plugin = (lammpsplugin_regfunc) regfunc;
   plugin.version = LAMMPS_VERSION;

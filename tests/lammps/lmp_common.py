@@ -22,7 +22,33 @@ def run_lmp(lmp, deck_path, log_path, lmp_args="", np=1, cwd=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=cwd), cmd
 
 
+def installed_packages(lmp):
+    """The packages 'lmp -h' lists as installed (e.g. {'KOKKOS', 'MANYBODY', 'PLUGIN'})."""
+    out = subprocess.run(shlex.split(lmp) + ["-h"], capture_output=True, text=True, timeout=60).stdout
+    section = out.split("Installed packages:", 1)[-1].split("List of individual style options", 1)[0]
+    return set(section.split())
+
+
 def max_rel(xs, refs):
     """max |x - ref| / max(|ref|, max |refs|): the fixtures README's relative deviation."""
     scale = max(abs(r) for r in refs) or 1.0
     return max(abs(x - r) / max(abs(r), scale) for x, r in zip(xs, refs))
+
+
+def run_checks(checks, only=""):
+    """Run each check (a function returning a message; one starting with 'skipped' is a skip) whose
+    name contains ONLY; print one line each and 'N passed, M failed'; return the exit status."""
+    passed = failed = 0
+    for check in checks:
+        if only and only not in check.__name__:
+            continue
+        try:
+            msg = check()
+            skipped = msg.startswith("skipped")
+            print("%s %s: %s" % ("skip" if skipped else "ok  ", check.__name__, msg), flush=True)
+            passed += not skipped
+        except Exception as exc:
+            print("FAIL %s: %s" % (check.__name__, exc), flush=True)
+            failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1

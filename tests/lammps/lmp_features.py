@@ -277,20 +277,8 @@ def main():
     lmp_common.add_common_args(ap)
     ap.add_argument("--only", default="")
     ARGS = ap.parse_args()
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as WORK:
-        for check in CHECKS:
-            if ARGS.only and ARGS.only not in check.__name__:
-                continue
-            try:
-                msg = check()
-                print("ok   %s: %s" % (check.__name__, msg))
-                passed += 1
-            except Exception as exc:
-                print("FAIL %s: %s" % (check.__name__, exc))
-                failed += 1
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+        return lmp_common.run_checks(CHECKS, ARGS.only)
 
 
 if __name__ == "__main__":

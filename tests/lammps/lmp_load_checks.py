@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""What a user sees when the plugin cannot work in the LAMMPS at hand:
+- nep/kk (when the plugin has the KOKKOS styles) in a LAMMPS started without -k on: an error that
+  says to start LAMMPS with -k on (not Kokkos's "uninitialized execution space" abort);
+- with --other-lmp: the plugin loaded into a LAMMPS of another release registers no style. Either
+  the plugin says so, naming both versions (--expect-warning requires this), or that LAMMPS cannot
+  resolve the plugin's symbols and LAMMPS reports the failed load; a deck using pair_style nep then
+  stops at LAMMPS's unknown-style error.
+
+usage: lmp_load_checks.py --lmp LMP --plugin SO [--other-lmp LMP2 --other-libdir DIR [--expect-warning]]
+(--other-libdir: the other LAMMPS's lib/, put first on LD_LIBRARY_PATH for its runs)
+Prints one line per check and 'N passed, M failed'.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import lmp_common
+
+DECK = """plugin load {plugin}
+units metal
+lattice diamond 5.43
+region b block 0 1 0 1 0 1
+create_box 1 b
+create_atoms 1 box
+mass 1 28.0855
+pair_style {style}
+"""
+
+
+def run(lmp, deck, libdir=None):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "in.load")
+        open(path, "w").write(deck)
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        if libdir:
+            env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
+        p = subprocess.run([lmp, "-in", path, "-log", "none"], capture_output=True, text=True, env=env,
+                           timeout=120, cwd=d)
+        return p.returncode, p.stdout + p.stderr
+
+
+def has_style(style):
+    rc, out = run(ARGS.lmp, DECK.format(plugin=ARGS.plugin, style="zero 1.0") + "plugin list\n")
+    return re.search(r"pair style plugin %s\b" % re.escape(style), out) is not None
+
+
+def check_kk_without_kokkos():
+    if not has_style("nep/kk"):
+        return "skipped: this plugin has no nep/kk (built with NEP_PLUGIN_KOKKOS=OFF)"
+    rc, out = run(ARGS.lmp, DECK.format(plugin=ARGS.plugin, style="nep/kk"))
+    want = "Pair style nep/kk needs LAMMPS's KOKKOS package enabled: run LAMMPS with -k on"
+    assert rc != 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
+    assert "uninitialized execution space" not in out, out[-1500:]
+    return "pair_style nep/kk without -k on: %s" % want
+
+
+def check_other_lammps():
+    if not ARGS.other_lmp:
+        return "skipped: no --other-lmp"
+    rc, out = run(ARGS.other_lmp, DECK.format(plugin=ARGS.plugin, style="nep") + "pair_coeff * * x Si\n",
+                  ARGS.other_libdir)
+    warned = re.search(r"nepplugin.so was built for LAMMPS (.+?) \((\d{8})\) but this is LAMMPS (.+?) \((\d{8})\): "
+                       r"its styles are not registered", out)
+    failed_load = re.search(r"Open of file .*nepplugin.so failed: .*undefined symbol", out)
+    assert rc != 0 and "Unrecognized pair style 'nep'" in out, "exit %d:\n%s" % (rc, out[-1500:])
+    assert warned or (failed_load and not ARGS.expect_warning), out[-1500:]
+    if warned:
+        assert warned.group(2) != warned.group(4), warned.group(0)
+        return "refused with: " + warned.group(0)
+    return "refused by the dynamic linker (LAMMPS: %s)" % failed_load.group(0)[:120]
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lmp", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--other-lmp", default="")
+    ap.add_argument("--other-libdir", default="")
+    ap.add_argument("--expect-warning", action="store_true")
+    ARGS = ap.parse_args()
+    ARGS.plugin = os.path.abspath(ARGS.plugin)
+    return lmp_common.run_checks((check_kk_without_kokkos, check_other_lammps))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
