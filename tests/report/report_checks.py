@@ -80,7 +80,7 @@ def check_training_numbers(d, out, species, model_lines, dim, neurons):
     loss = figs["loss.png"]
     check(close_to_printed(re.search(r"last: (\S+)", loss["total"]).group(1), last[1]), "loss panel: last total loss")
     for q, col in (("energy", 4), ("force", 5), ("virial", 6)):
-        got = re.findall(r"(train|test) last: (\S+)", loss.get(q, ""))
+        got = re.findall(r"(train|test) last: ([^\s,]+)", loss.get(q, ""))
         want = {"train": 1000 * last[col], "test": 1000 * last[col + 3]}
         check(len(got) == 2 and all(close_to_printed(v, want[s]) for s, v in got),
               f"loss panel {q}: last train/test RMSE {got} == {want}")

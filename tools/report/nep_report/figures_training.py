@@ -1,6 +1,7 @@
 """Figures of a training folder: loss curves, parity plots, force-error distribution, force RMSE per
 element. Each function returns a plotting.Figure (or None when its data are absent)."""
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from . import metrics, plotting
 from .plotting import SET_COLOURS
@@ -11,7 +12,7 @@ MAX_POINTS = 200_000  # points drawn per parity panel (metrics always use every 
 
 def _log_if_positive(ax, *arrays):
     vals = np.concatenate([np.ravel(a) for a in arrays]) if arrays else np.zeros(0)
-    if vals.size and np.all(vals > 0):
+    if vals.size and np.all(vals > 0) and vals.max() > 10 * vals.min():  # log where it spans a decade
         plotting.log_y(ax)
 
 
@@ -27,21 +28,26 @@ def loss_curves(folder, outdir):
         panels += [("RMSE", "tensor")]
     if folder.lr is not None and len(folder.lr[0]):
         panels.append(("learning rate", None))
-    fig, axes = plotting.new(ncols=len(panels), width=3.0, height=2.8)
-    notes = {}
-    for ax, (name, q) in zip(axes[0], panels):
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = plotting.new(ncols=ncols, nrows=nrows, width=3.3, height=2.9)
+    flat = list(axes.ravel())
+    for ax in flat[len(panels):]:
+        ax.set_visible(False)
+    notes, titles = {}, {}
+    for ax, (name, q) in zip(flat, panels):
         if name == "total":
             ax.plot(loss.step, loss.total, color="k", label="total")
             for arr, lab, c in ((loss.l1, "L1 term", "0.5"), (loss.l2, "L2 term", "tab:green")):
                 if np.any(arr > 0):
                     ax.plot(loss.step, arr, color=c, label=lab)
             _log_if_positive(ax, loss.total)
-            ax.set_title("loss")
+            titles[name] = "loss"
             notes["total"] = f"last: {metrics.number(loss.total[-1])}"
         elif name == "learning rate":
             ax.plot(folder.lr[0], folder.lr[1], color="tab:purple")
             _log_if_positive(ax, folder.lr[1])
-            ax.set_title("learning rate")
+            titles[name] = "learning rate"
             notes["learning rate"] = f"last: {metrics.number(folder.lr[1][-1])}"
         else:
             unit = UNITS.get(q, ("", ""))[0] if q != "tensor" else "(per atom)"
@@ -53,18 +59,20 @@ def loss_curves(folder, outdir):
                     continue  # no test set, or no virial labels: GPUMD writes zeros
                 ax.plot(loss.step, scale * y, color=SET_COLOURS[s], label=s)
                 shown.append(scale * y)
-                lines.append(f"{s} last: {metrics.number(scale * y[-1])} {unit}")
+                lines.append(f"{s} last: {metrics.number(scale * y[-1])}")
             _log_if_positive(ax, *shown)
-            ax.set_title(f"{name} RMSE ({unit})" if q != "tensor" else "RMSE")
+            titles[name] = f"{name} RMSE ({unit})" if q != "tensor" else "RMSE"
             if lines:
-                notes[name] = "\n".join(lines)
+                notes[name] = ", ".join(lines)
         ax.set_xlabel(step_name)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="best")
         if name in notes:
-            plotting.annotate(ax, notes[name], loc="upper right")
+            plotting.title_with_note(ax, titles[name], notes[name])
+        else:
+            ax.set_title(titles[name])
     caption = (f"Loss and RMSEs from loss.out, one point per output interval ({step_name}s); "
-               "log scale where all values are positive.")
+               "log scale where the values are positive and span more than a factor 10.")
     if folder.lr is not None:
         caption += " Learning rate from lr.out."
     return plotting.save(fig, outdir, "loss.png", "Loss curves", caption, notes)
@@ -96,13 +104,16 @@ def parity_figure(sets, q, outdir, name, title, source):
         if p.size > MAX_POINTS:
             keep = rng.choice(p.size, MAX_POINTS, replace=False)
             p, r = p[keep], r[keep]
-        ax.scatter(r, p, s=4, alpha=0.5, color=SET_COLOURS.get(s, "tab:blue"), edgecolors="none", rasterized=True)
+        size = float(np.clip(3000.0 / p.size, 3.0, 25.0))  # few points: larger markers
+        ax.scatter(r, p, s=size, alpha=0.6, color=SET_COLOURS.get(s, "tab:blue"), edgecolors="none", rasterized=True)
         lo, hi = float(min(r.min(), p.min())), float(max(r.max(), p.max()))
         pad = 0.03 * (hi - lo or 1.0)
         ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="k", lw=0.8)
         ax.set_xlim(lo - pad, hi + pad)
         ax.set_ylim(lo - pad, hi + pad)
         ax.set_aspect("equal")
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.yaxis.set_major_locator(MaxNLocator(5))
         ax.set_xlabel(f"reference {q} ({axis_unit})")
         ax.set_ylabel(f"predicted {q} ({axis_unit})")
         ax.set_title(f"{q}, {s} ({len(ref)} {'atoms' if q == 'force' else 'frames'})")

@@ -33,7 +33,7 @@ h2 { border-bottom: 2px solid #24323f; padding-bottom: 4px; font-size: 18px; }
 .figures { display: flex; flex-wrap: wrap; gap: 16px; }
 figure { background: #fff; border: 1px solid #dde2e7; border-radius: 6px; padding: 10px; margin: 0; max-width: 100%; }
 figure img { max-width: 100%; height: auto; display: block; }
-figcaption { font-size: 12px; color: #444; max-width: 640px; margin-top: 6px; }
+figcaption { font-size: 12px; color: #444; margin-top: 6px; }
 figcaption b { color: #222; }
 pre.numbers { font-size: 11px; background: #f3f5f7; padding: 6px; margin: 6px 0 0 0; white-space: pre-wrap; }
 table { border-collapse: collapse; background: #fff; font-size: 13px; margin: 6px 16px 12px 0; display: inline-table; vertical-align: top; }
@@ -49,7 +49,7 @@ def _img(outdir, fig):
     width = struct.unpack(">I", raw[16:20])[0]  # IHDR width
     data = base64.b64encode(raw).decode()
     shown = round(width * CSS_PX_PER_INCH / DPI)
-    return f'<img src="data:image/png;base64,{data}" width="{shown}" alt="{html.escape(fig.title)}">'
+    return shown, f'<img src="data:image/png;base64,{data}" width="{shown}" alt="{html.escape(fig.title)}">'
 
 
 def _numbers(fig):
@@ -78,9 +78,10 @@ def write(outdir, title, subtitle, sections):
         parts.append('<div class="figures">')
         for fig in s.figures:
             numbers = _numbers(fig)
-            parts.append(f"<figure>{_img(outdir, fig)}<figcaption><b>{e(fig.title)}</b> ({e(fig.file)}). "
-                         f"{e(fig.caption)}" + (f'<pre class="numbers">{e(numbers)}</pre>' if numbers else "")
-                         + "</figcaption></figure>")
+            shown, img = _img(outdir, fig)
+            numbers_html = f'<pre class="numbers">{e(numbers)}</pre>' if numbers else ""
+            parts.append(f'<figure>{img}<figcaption style="max-width: {max(shown, 320)}px"><b>{e(fig.title)}</b> '
+                         f"({e(fig.file)}). {e(fig.caption)}{numbers_html}</figcaption></figure>")
         parts.append("</div></section>")
     parts.append("</main></body></html>")
     path = os.path.join(outdir, "report.html")

@@ -43,7 +43,8 @@ def log_y(ax):
     ax.set_yscale("log")
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
+    # minor ticks: label only 2x and 5x a power of ten (first digit of the scientific form)
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:e}"[0] in "25" else ""))
 
 
 def title_with_note(ax, title, note):
