@@ -17,6 +17,7 @@
 #include "fix_nep_train.h"
 
 #include "atom.h"
+#include "atom_masks.h"
 #include "comm.h"
 #include "compute.h"
 #include "domain.h"
@@ -40,6 +41,7 @@
 #include "pair_nep.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -85,8 +87,9 @@ struct FixNEPTrain::Impl {
         if (m.elements[k] == type_elements[t]) model_type[t + 1] = k;
     for (size_t t = 0; t < type_elements.size(); ++t)
       if (model_type[t + 1] < 0) throw nep::Error("element " + type_elements[t] + " is not in the model");
-    // OpenMP backend on the main thread: the training thread owns Kokkos::Serial
-    calc = std::make_unique<nep::Calculator>(*model, nep::Precision::Double, nep::Backend::OpenMP);
+    // the host backend (OpenMP, else Serial): safe beside the training thread, whose Serial
+    // kernels share no Kokkos state with it (evaluator_impl.hpp, reduce_stage)
+    calc = std::make_unique<nep::Calculator>(*model, nep::Precision::Double, nep::Backend::Host);
   }
 };
 
@@ -94,10 +97,12 @@ struct FixNEPTrain::Impl {
 
 FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg), impl(new Impl)
 {
+  bool history_set = false;
+  created_at = MPI_Wtime();
   const std::string usage =
       "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] "
       "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
-      "[elements El1 ... ElN]";
+      "[elements El1 ... ElN] [history FILE|none]";
   if (igroup != 0) error->all(FLERR, "fix nep/train must use group all");
   nep_lmp::check_units(lmp, "fix nep/train");
   int iarg = 3;
@@ -173,6 +178,11 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
       else if (strcmp(arg[iarg + 1], "no") == 0) deploy = false;
       else error->all(FLERR, "fix nep/train: deploy must be yes or no, not '{}'", arg[iarg + 1]);
       iarg += 2;
+    } else if (key == "history") {
+      need(1);
+      history_path = strcmp(arg[iarg + 1], "none") == 0 ? "" : arg[iarg + 1];
+      history_set = true;
+      iarg += 2;
     } else if (key == "elements") {
       type_elements.clear();
       for (int t = 0; t < atom->ntypes; ++t) {
@@ -188,6 +198,7 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   for (auto req : {std::make_pair("buffer", &buffer_path), std::make_pair("model", &model_path),
                    std::make_pair("input", &input_path)})
     if (req.second->empty()) error->all(FLERR, "fix nep/train: keyword '{}' is required. Usage: {}", req.first, usage);
+  if (!history_set) history_path = model_path + ".history.jsonl";
   if (train_every <= 0) error->all(FLERR, "fix nep/train: train_every must be positive");
   if (epochs < 0) error->all(FLERR, "fix nep/train: epochs must be >= 0 (0: nep.in's epoch)");
   if (capacity < 1) error->all(FLERR, "fix nep/train: capacity must be at least 1");
@@ -238,6 +249,12 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   restart_global = 1;
   nevery = every;
   comm_reverse = 3;
+  // under the KOKKOS package LAMMPS syncs datamask_read to the host around every call of this
+  // fix and marks datamask_modify as changed there: nothing on ordinary steps (the default, all
+  // data, would be a full device-host round trip per step); on a sampling step what sample()
+  // reads (set_sampling_masks). The fix never changes atom data.
+  datamask_read = EMPTY_MASK;
+  datamask_modify = EMPTY_MASK;
 
   // computes that make the integrator tally the global energy and virial on sampling steps
   id_pe = std::string(id) + "_nep_train_pe";
@@ -304,6 +321,14 @@ void FixNEPTrain::init()
                      "sampled again)", static_cast<bigint>(state[1]), buffer_path);
     utils::logmesg(lmp, "fix nep/train: buffer {} holds {} frames; sampling every {} steps, a round every {} frames\n",
                    buffer_path, frames, every, train_every);
+    std::string els;
+    for (const auto &e : type_elements) els += (els.empty() ? "\"" : ",\"") + e + "\"";
+    history_event(fmt::format("\"event\":\"start\",\"step\":{},\"natoms\":{},\"elements\":[{}],\"buffer\":\"{}\","
+                              "\"model\":\"{}\",\"input\":\"{}\",\"seed\":{},\"every\":{},\"train_every\":{},"
+                              "\"frames\":{},\"rounds\":{}",
+                              update->ntimestep, atom->natoms, els, nep_lmp::json_escape(buffer_path),
+                              nep_lmp::json_escape(model_path), nep_lmp::json_escape(input_path), seed, every,
+                              train_every, frames, rounds));
   }
   if (restart_frames < 0) next_round_at = std::max<bigint>(train_every, 1);
   if (restart_round_running) {    // the round in flight when the restart was written: run it again
@@ -327,10 +352,21 @@ void FixNEPTrain::schedule_next_sample()
 {
   next_sample = (update->ntimestep / every + 1) * every;
   request_tally(next_sample);
+  set_sampling_masks(update->ntimestep + 1 == next_sample);
+}
+
+// Data the next call of this fix reads (KOKKOS package): positions, types, IDs and the teacher's
+// forces (ghosts included) when the next step samples, else nothing. Set by each step's
+// pre_reverse (and by setup and end_of_step when they schedule) for the next step.
+void FixNEPTrain::set_sampling_masks(bool sampling_next)
+{
+  datamask_read = sampling_next ? (X_MASK | F_MASK | TYPE_MASK | TAG_MASK) : EMPTY_MASK;
 }
 
 void FixNEPTrain::pre_reverse(int, int)
 {
+  // called every step (end_of_step only every N): declare what the next step's call reads
+  set_sampling_masks(update->ntimestep + 1 == next_sample);
   if (update->ntimestep != next_sample) return;
   if (update->eflag_global != update->ntimestep || update->vflag_global != update->ntimestep)
     error->all(FLERR, "fix nep/train: energy and virial were not tallied on step {} (a fix or run option "
@@ -539,6 +575,15 @@ void FixNEPTrain::adopt_round()
       m[1] = 1e3 * r.heldout_rmse_f;
       m[2] = 1e3 * r.heldout_rmse_e;
       m[3] = 1e3 * r.train_rmse_e;
+      history_event(fmt::format(
+          "\"event\":\"round\",\"round\":{},\"step\":{},\"started_step\":{},\"frames\":{},\"n_train\":{},"
+          "\"n_heldout\":{},\"epochs\":{},\"train_seconds\":{:.6g},\"md_wait_seconds\":{:.6g},"
+          "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
+          "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
+          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{}",
+          rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
+          r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
+          fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false"));
       utils::logmesg(lmp,
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
@@ -584,6 +629,21 @@ void FixNEPTrain::deploy_model()
     if (found) utils::logmesg(lmp, "fix nep/train: deployed round {} model into {} nep pair style(s)\n", rounds, found);
     else error->warning(FLERR, "fix nep/train: deploy yes, but no active nep pair style took the model");
   }
+}
+
+// One JSON object per line: {"event":..., "wall_seconds":...}. Appended and flushed per event, so a
+// killed run keeps every line written; after a restart from an earlier point a round may appear
+// twice (readers keep the last line of each round number).
+void FixNEPTrain::history_event(const std::string &fields)
+{
+  if (comm->me != 0 || history_path.empty()) return;
+  FILE *fp = fopen(history_path.c_str(), "a");
+  if (!fp) {
+    error->warning(FLERR, "fix nep/train: cannot append to history file {}: {}", history_path, strerror(errno));
+    return;
+  }
+  fmt::print(fp, "{{{},\"wall_seconds\":{:.6g}}}\n", fields, MPI_Wtime() - created_at);
+  fclose(fp);
 }
 
 void FixNEPTrain::post_run()

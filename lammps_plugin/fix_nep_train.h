@@ -39,6 +39,7 @@ class FixNEPTrain : public Fix {
   // ---- settings (same on every rank)
   int every = 0;                   // sample every this many steps
   std::string buffer_path, model_path, input_path, start_path;
+  std::string history_path;        // JSON lines, one event per line (rank 0); empty = none
   bigint seed = 1;
   int train_every = 10;            // a round is due every this many kept frames
   int epochs = 0;                  // epochs per round (0: nep.in's epoch)
@@ -69,11 +70,14 @@ class FixNEPTrain : public Fix {
   bool sampled_now = false;
 
   void schedule_next_sample();
+  void set_sampling_masks(bool sampling_next);
   void request_tally(bigint step);
   void sample();
   void start_round();
   void adopt_round();
   void deploy_model();
+  void history_event(const std::string &json_fields);    // rank 0: append {"event":...} line
+  double created_at = 0.0;         // MPI_Wtime() when the fix was created
   class Compute *c_pe = nullptr, *c_press = nullptr;
   std::string id_pe, id_press;
 };

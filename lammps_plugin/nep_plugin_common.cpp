@@ -16,6 +16,24 @@ std::string join(const std::vector<std::string> &words)
   return s;
 }
 
+std::string json_escape(const std::string &s)
+{
+  std::string out;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void error_one(LAMMPS_NS::LAMMPS *lmp, const char *file, int line, const std::string &msg)
 {
   int me = 0;

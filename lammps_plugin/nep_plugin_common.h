@@ -21,6 +21,9 @@ namespace nep_lmp {
 // words joined by single spaces
 std::string join(const std::vector<std::string> &words);
 
+// s with JSON string escapes (quotes, backslashes, control characters), without the quotes
+std::string json_escape(const std::string &s);
+
 // error->all unless "units metal"
 void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style);
 

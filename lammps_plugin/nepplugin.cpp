@@ -18,18 +18,18 @@ using namespace LAMMPS_NS;
 
 static Pair *nep_creator(LAMMPS *lmp)
 {
-  return new PairNEP(lmp, false);
+  return new PairNEP(lmp, "nep");
 }
 
 // nep/gpu: with Kokkos enabled in LAMMPS (-k on) and a Kokkos atom style, the Kokkos class on
-// LAMMPS's device data; otherwise the core on its own (default) Kokkos execution space
+// LAMMPS's device data (the GPU in a CUDA build); otherwise the same host evaluation as nep
 static Pair *nep_gpu_creator(LAMMPS *lmp)
 {
 #ifdef NEP_PLUGIN_KOKKOS
   if (lmp->kokkos && lmp->atom->avec && lmp->atom->avec->kokkosable)
     return new PairNEPKokkos<LMPDeviceType>(lmp);
 #endif
-  return new PairNEP(lmp, true);
+  return new PairNEP(lmp, "nep/gpu");
 }
 
 #ifdef NEP_PLUGIN_TRAIN
@@ -70,7 +70,7 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   (*register_plugin)(&plugin, lmp);
 
   plugin.name = "nep/gpu";
-  plugin.info = "NEP pair style, lammps-nep core on the Kokkos default execution space";
+  plugin.info = "NEP pair style: on LAMMPS's Kokkos data under -k on (GPU in a CUDA build), else as nep on the host";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_gpu_creator;
   (*register_plugin)(&plugin, lmp);
 

@@ -15,6 +15,7 @@
 #include "update.h"
 #include "utils.h"
 
+#include "nep/fault.hpp"
 #include "nep/host_core.hpp"
 #include "nep/model.hpp"
 #include "nep_plugin_common.h"
@@ -25,7 +26,7 @@
 
 using namespace LAMMPS_NS;
 
-PairNEP::PairNEP(LAMMPS *lmp, bool default_space_) : Pair(lmp), default_space(default_space_)
+PairNEP::PairNEP(LAMMPS *lmp, const char *style) : Pair(lmp), style_name(style)
 {
   single_enable = 0;
   restartinfo = 0;
@@ -128,10 +129,14 @@ void PairNEP::coeff(int narg, char **arg)
     error->all(FLERR, "pair_coeff: cannot set up the NEP core: {}", e.what());
   }
   cutmax = model->cutoff_max();
-  if (comm->me == 0)
+  if (comm->me == 0) {
     utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, pair style {}\n", file,
                    model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
                    single_precision ? "float" : "double", force->pair_style);
+    if (style_name == "nep/gpu" && core)
+      utils::logmesg(lmp, "NEP: nep/gpu without the KOKKOS package active (-k on): evaluating on the host ({}), "
+                     "like pair_style nep; for the GPU start LAMMPS with -k on g 1 -sf kk\n", core->space_name());
+  }
 }
 
 bool PairNEP::replace_model(const nep::Model &m, std::string &why)
@@ -156,15 +161,22 @@ bool PairNEP::replace_model(const nep::Model &m, std::string &why)
   }
   auto old_model = std::move(model);
   auto old_map = type_map;
-  model = std::make_unique<nep::Model>(m);
-  type_map = new_map;
   try {
+    model = std::make_unique<nep::Model>(m);
+    type_map = new_map;
     create_core();
   } catch (std::exception &e) {
     why = e.what();
     model = std::move(old_model);
     type_map = old_map;
-    create_core();
+    try {    // back to the previous model (the evaluator is rebuilt, which can fail in turn)
+      create_core();
+    } catch (std::exception &e2) {
+      release_core();
+      core_failure = fmt::format("the model swap failed ({}) and restoring the previous model failed too ({})",
+                                 why, e2.what());
+      why = core_failure;
+    }
     return false;
   }
   return true;    // cutmax stays: the lists keep the cutoff they were built for
@@ -172,8 +184,20 @@ bool PairNEP::replace_model(const nep::Model &m, std::string &why)
 
 void PairNEP::create_core()
 {
-  core = std::make_unique<nep::HostCore>(*model, single_precision,
-                                         default_space ? nep::HostCoreSpace::Default : nep::HostCoreSpace::Host);
+  nep::maybe_fail("pair:create_core");
+  core.reset();
+  core = std::make_unique<nep::HostCore>(*model, single_precision);
+  core_failure.clear();
+}
+
+void PairNEP::release_core()
+{
+  core.reset();
+}
+
+bool PairNEP::core_ready() const
+{
+  return core != nullptr;
 }
 
 void PairNEP::reverse_ghosts(bool with_virial)
@@ -203,6 +227,7 @@ double PairNEP::init_one(int i, int j)
 void PairNEP::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  if (!core_ready()) nep_lmp::error_one(lmp, FLERR, "Pair style nep has no usable model: " + core_failure);
   const int nlocal = atom->nlocal;
   const int nall = nlocal + atom->nghost;
   const bool newton = force->newton_pair;
@@ -216,21 +241,26 @@ void PairNEP::compute(int eflag, int vflag)
       nep_lmp::error_one(lmp, FLERR,
                          fmt::format("Pair style nep: atom {} has a non-finite position at step {} (the run has "
                                      "blown up, or the input set NaN coordinates)", atom->tag[i], update->ntimestep));
-  model_type.resize(nall);
-  for (int i = 0; i < nall; ++i) model_type[i] = type_map[type[i]];
   // ghost forces are ours to fold when newton_pair is off: start them from zero
   if (!newton)
     for (int i = nlocal; i < nall; ++i) f[i][0] = f[i][1] = f[i][2] = 0.0;
-  const bool want_w9 = vflag_atom;
-  if (want_w9) w9.assign(9 * static_cast<size_t>(nall), 0.0);
+  // per-atom virials for compute stress/atom (vflag_atom) and/or centroid/stress/atom
+  // (cvflag_atom: LAMMPS sets only this one when a style declares centroid support)
+  const bool want_w9 = vflag_atom || cvflag_atom;
 
   nep::EnergyVirial ev;
-  try {
+  std::string failure;
+  try {    // allocations included: nothing may escape into LAMMPS
+    model_type.resize(nall);
+    for (int i = 0; i < nall; ++i) model_type[i] = type_map[type[i]];
+    if (want_w9) w9.assign(9 * static_cast<size_t>(nall), 0.0);
     ev = core->compute(list->inum, list->ilist, nall, &atom->x[0][0], model_type.data(), list->numneigh,
                        list->firstneigh, &f[0][0], eflag_atom ? eatom : nullptr, want_w9 ? w9.data() : nullptr);
   } catch (std::exception &e) {
-    nep_lmp::error_one(lmp, FLERR, std::string("NEP evaluation failed: ") + e.what());
+    failure = e.what();
   }
+  if (!failure.empty())
+    nep_lmp::error_one(lmp, FLERR, fmt::format("NEP evaluation failed at step {}: {}", update->ntimestep, failure));
 
   if (!newton) reverse_ghosts(want_w9);
   nep_lmp::tally_totals(ev, eflag_global ? &eng_vdwl : nullptr, vflag_global ? virial : nullptr);

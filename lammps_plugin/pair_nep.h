@@ -20,8 +20,9 @@ namespace LAMMPS_NS {
 
 class PairNEP : public Pair {
  public:
-  // default_space: run the core on Kokkos' default execution space (nep/gpu) instead of the host
-  PairNEP(class LAMMPS *, bool default_space = false);
+  // style: the name it was created as ("nep", or "nep/gpu" when LAMMPS runs without -k on: then
+  // this same host evaluation serves it, and the log says so)
+  PairNEP(class LAMMPS *, const char *style = "nep");
   ~PairNEP() override;
   void compute(int, int) override;
   void settings(int, char **) override;
@@ -37,7 +38,7 @@ class PairNEP : public Pair {
   bool replace_model(const nep::Model &m, std::string &why);
 
  protected:
-  bool default_space;
+  std::string style_name;
   bool single_precision = false;
   std::string legacy_model_file;       // NEP_CPU form: pair_style nep FILE
   std::unique_ptr<nep::Model> model;
@@ -49,9 +50,13 @@ class PairNEP : public Pair {
   double cutmax = 0.0;
   bool reverse_virial = false;         // what pack/unpack_reverse_comm carry this step
 
+  std::string core_failure;            // why there is no usable evaluator (a failed model swap)
+
   void allocate();
-  // build the evaluator for the current model and precision (the Kokkos variant overrides)
+  // build the evaluator for the current model and precision (the Kokkos variant overrides); throws
   virtual void create_core();
+  virtual void release_core();
+  virtual bool core_ready() const;
   // newton_pair off: fold ghost forces (and per-atom virials) onto their owners
   void reverse_ghosts(bool with_virial);
 };

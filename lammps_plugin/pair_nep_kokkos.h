@@ -24,6 +24,8 @@ class PairNEPKokkos : public PairNEP {
 
  protected:
   void create_core() override;
+  void release_core() override;
+  bool core_ready() const override;
 
   // one of the two is set, by precision
   std::unique_ptr<nep::Evaluator<DeviceType, double>> ev_double;
@@ -41,7 +43,12 @@ class PairNEPKokkos : public PairNEP {
   // re-neighbours, so ghost forces/virials are folded on the execution space in a fixed order
   Kokkos::View<int *, DeviceType> d_image_offset, d_image_list;
   bigint images_built_at = -1;
-  bool fold_on_device();    // false when it cannot (several ranks, no atom map)
+  bool fold_on_device_possible() const;    // false: several ranks, or no atom map
+  void build_images();
+
+  // compute() in parts; both may throw (Kokkos allocations), compute() turns that into an error
+  int map_types(int nlocal, int nall);
+  nep::EnergyVirial evaluate(int nlocal, int nall, bool newton, bool want_w9, bool fold_here);
 };
 
 }    // namespace LAMMPS_NS

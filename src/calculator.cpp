@@ -18,7 +18,8 @@ Backend parse_backend(const std::string& s) {
   if (s == "serial") return Backend::Serial;
   if (s == "openmp") return Backend::OpenMP;
   if (s == "device") return Backend::Device;
-  throw Error("unknown backend '" + s + "' (expected serial, openmp or device)");
+  if (s == "host") return Backend::Host;
+  throw Error("unknown backend '" + s + "' (expected serial, openmp, device or host)");
 }
 
 namespace {
@@ -104,6 +105,13 @@ struct Calculator::Impl {
 
 Calculator::Calculator(const Model& model, Precision precision, Backend backend) : impl_(new Impl) {
   impl_->model = model;
+  if (backend == Backend::Host) {
+#ifdef KOKKOS_ENABLE_OPENMP
+    backend = Backend::OpenMP;
+#else
+    backend = Backend::Serial;
+#endif
+  }
   if (backend == Backend::Device) {
 #ifdef KOKKOS_ENABLE_CUDA
     impl_->backend = make_for_device<Kokkos::Cuda>(model, precision);

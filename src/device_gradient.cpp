@@ -150,7 +150,6 @@ DeviceGradient::DeviceGradient(const Model& m, Layout layout) : impl_(new Impl) 
   TrainKernel& k = impl_->k;
   static_cast<ModelSizes&>(k) = m.sizes();
   k.A = (k.D + 2) * k.H;
-  k.ann_stride = m.version == 3 ? 0 : k.A;
   k.b1 = m.ann_b1_offset();
   k.P = host.num_parameters();
   k.Pa = k.A + k.NR * k.KR * k.T + k.NA * k.KA * k.T;

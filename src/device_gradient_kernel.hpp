@@ -61,7 +61,7 @@ using detail::Dual;
 // Everything a kernel reads, by value (views are reference-counted handles).
 struct TrainKernel : ModelSizes {
   // architecture beyond the model's sizes
-  int P, Pa, A, ann_stride, b1, Wsz, NCH;  // NCH: angular channels per n
+  int P, Pa, A, b1, Wsz, NCH;  // NCH: angular channels per n
   double c4b[5], c5b[3];
   // packed frames
   DView<int> type;

@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "nep/angular_basis.hpp"
+#include "nep/model.hpp"
 
 namespace nep {
 namespace detail {
@@ -10,10 +11,10 @@ namespace detail {
 // Kokkos 3.4 keeps its portable math functions in Kokkos::Experimental (moved to Kokkos:: later).
 namespace kmath = Kokkos::Experimental;
 
-constexpr int kMaxBasis = 20;     // basis_size + 1 and n_max + 1 are at most 20
-constexpr int kMaxDim = 20 + 20 * (kMaxL + 6);
-constexpr int kMaxTypes = 94;
-constexpr int kMaxNeurons = 1000;
+using limits::kMaxBasis;  // per-thread array bounds: the size limits of nep/model.hpp
+using limits::kMaxDim;
+using limits::kMaxNeurons;
+using limits::kMaxTypes;
 constexpr int kNeighMask = 0x1FFFFFFF;  // LAMMPS NEIGHMASK: strips special-bond bits
 
 // sin(pi u) and cos(pi u) for |u| <= 1/2 from their Taylor series in x = pi u, kept to x^23 and

@@ -2,6 +2,7 @@
 #pragma once
 #include <Kokkos_ScatterView.hpp>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "evaluator_basis.hpp"
@@ -171,7 +172,7 @@ struct NepKernel {
 
     // network: U = sum_h w1_h tanh(sum_d w0_hd q~_d - b0_h) - b1 [- bt]   (q~ = q * q_scaler)
     const int D = p.D, H = p.H;
-    const int off = p.ann_stride * ti;
+    const int off = p.ann_stride * ti;  // Model::ann_offset
     const Real* w0 = &ann(off);             // [h][d]
     const Real* w0t = &ann_w0t(ti, 0);      // [d][h], the same weights transposed
     const Real* b0 = w0 + H * D;
@@ -338,6 +339,22 @@ struct NepKernel {
   }
 };
 
+// One kernel stage over atoms 0..n-1 with an energy/virial reduction. On Kokkos::Serial the
+// functor is called in a plain loop: Serial's parallel_reduce keeps its scratch in one
+// process-wide buffer (Kokkos 3.4, and the default instance later), so two threads reducing at
+// once (MD and fix nep/train's training thread) would share it; the loop touches no Kokkos state
+// and gives the same sums in the same order.
+template <class ExecSpace, class Tag, class Kernel>
+void reduce_stage(const char* label, int n, const Kernel& k, EnergyVirialSum& sum) {
+#ifdef KOKKOS_ENABLE_SERIAL
+  if constexpr (std::is_same<ExecSpace, Kokkos::Serial>::value) {
+    for (int ii = 0; ii < n; ++ii) k(Tag(), ii, sum);
+    return;
+  }
+#endif
+  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecSpace, Tag>(0, n), k, sum);
+}
+
 }  // namespace detail
 
 template <class DeviceType, class Real>
@@ -352,7 +369,6 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   cutoff_ = m.cutoff_max();
   static_cast<ModelSizes&>(p_) = m.sizes();
   p_.version = m.version;
-  p_.ann_stride = m.version == 3 ? 0 : (m.version == 5 ? (p_.D + 2) * p_.H + 1 : (p_.D + 2) * p_.H);
   p_.b1_index = m.ann_b1_offset();
   for (int k = 0; k < 5; ++k) p_.c4b[k] = kC4B[k];  // in the parameter struct: visible in device code
   for (int k = 0; k < 3; ++k) p_.c5b[k] = kC5B[k];
@@ -388,7 +404,7 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   d_c_radial_ = repack(p_.NR, p_.KR, 0, "nep:c_radial");
   d_c_angular_ = repack(p_.NA, p_.KA, m.num_c_radial(), "nep:c_angular");
 
-  // pair cutoffs: mean of the two types' cutoffs (GPUMD per-type cutoff rule)
+  // pair cutoffs (Model::rc_radial_pair: GPUMD's per-type rule)
   d_cut_ = Kokkos::View<Real* [4], DeviceType>("nep:cut", T * T);
   d_zbl_ = Kokkos::View<Real* [12], DeviceType>("nep:zbl", T * T);
   auto h_cut = Kokkos::create_mirror_view(d_cut_);
@@ -397,8 +413,7 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   for (int a = 0; a < T; ++a)
     for (int b = 0; b < T; ++b) {
       const int pr = a * T + b;
-      const double rcR = 0.5 * (m.rc_radial[a] + m.rc_radial[b]);
-      const double rcA = 0.5 * (m.rc_angular[a] + m.rc_angular[b]);
+      const double rcR = m.rc_radial_pair(a, b), rcA = m.rc_angular_pair(a, b);
       h_cut(pr, 0) = Real(rcR);
       h_cut(pr, 1) = Real(1.0 / rcR);
       h_cut(pr, 2) = Real(rcA);
@@ -479,12 +494,12 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   detail::EnergyVirialSum e1, e2;
   {
     ScopedStage stage("core:descriptor");
-    Kokkos::parallel_reduce("nep:descriptor", Kokkos::RangePolicy<execution_space, detail::TagNepDescriptor>(0, nlocal), k, e1);
+    detail::reduce_stage<execution_space, detail::TagNepDescriptor>("nep:descriptor", nlocal, k, e1);
     if (timing_enabled()) execution_space().fence();
   }
   {
     ScopedStage stage("core:force");
-    Kokkos::parallel_reduce("nep:force", Kokkos::RangePolicy<execution_space, detail::TagNepForce>(0, nlocal), k, e2);
+    detail::reduce_stage<execution_space, detail::TagNepForce>("nep:force", nlocal, k, e2);
     Kokkos::Experimental::contribute(f, k.f);
     if (k.want_vatom) Kokkos::Experimental::contribute(vatom, k.vatom);
     if (timing_enabled()) execution_space().fence();

@@ -10,6 +10,10 @@
 #include <cstring>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "nep/elements.hpp"
@@ -20,33 +24,44 @@ namespace {
 
 constexpr const char* kFormat = "lammps-nep frames";
 
-// Defined before the column tables: their H5T_NATIVE_* initialisers open the library, and
-// H5dont_atexit only works before that.
-struct Silence {
-  Silence() {
-    // HDF5 1.10's exit handler closes files left open, and segfaults on a file whose write failed
-    // (disk full; then an error->all in LAMMPS exits with the store open). Every frame is flushed
-    // when append returns, so there is nothing for that handler to save: switch it off (a no-op
-    // if another library initialised HDF5 first).
-    H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // HDF5 prints its error stack; we report our own
+// HDF5's automatic error printing is off inside the store's own calls only (we report our own
+// errors) and restored as it was when they return: other HDF5 users in the process (LAMMPS's
+// dump h5md, a user's library) keep theirs. HDF5's exit handler is left alone too: appends claim
+// their space first (FrameStore::reserve_for_append), so a full disk never fails a write half-way.
+class QuietHdf5 {
+ public:
+  QuietHdf5() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   }
-};
-const Silence silence;
+  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  QuietHdf5(const QuietHdf5&) = delete;
+  QuietHdf5& operator=(const QuietHdf5&) = delete;
 
-// Per-frame datasets ("natoms" is written last: the number of complete frames is its length)
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// Per-frame datasets ("natoms" is written last: the number of complete frames is its length).
+// Built on first use: the H5T_NATIVE_* values open the library, which loading this code must not.
 struct Column {
   const char* name;
   hid_t type;
   int width;
 };
-const Column kFrameColumns[] = {{"frames/atom_offset", H5T_NATIVE_INT64, 1}, {"frames/cell", H5T_NATIVE_DOUBLE, 9},
-                                {"frames/pbc", H5T_NATIVE_UINT8, 3},          {"frames/energy", H5T_NATIVE_DOUBLE, 1},
-                                {"frames/virial", H5T_NATIVE_DOUBLE, 9},      {"frames/flags", H5T_NATIVE_UINT8, 1},
-                                {"frames/weight", H5T_NATIVE_DOUBLE, 1},      {"frames/natoms", H5T_NATIVE_INT64, 1}};
-const Column kAtomColumns[] = {{"atoms/z", H5T_NATIVE_INT32, 1},
-                               {"atoms/position", H5T_NATIVE_DOUBLE, 3},
-                               {"atoms/force", H5T_NATIVE_DOUBLE, 3}};
+struct ColumnTables {
+  Column frame[8], atom[3];
+};
+const ColumnTables& columns() {
+  static const ColumnTables t = {
+      {{"frames/atom_offset", H5T_NATIVE_INT64, 1}, {"frames/cell", H5T_NATIVE_DOUBLE, 9},
+       {"frames/pbc", H5T_NATIVE_UINT8, 3}, {"frames/energy", H5T_NATIVE_DOUBLE, 1},
+       {"frames/virial", H5T_NATIVE_DOUBLE, 9}, {"frames/flags", H5T_NATIVE_UINT8, 1},
+       {"frames/weight", H5T_NATIVE_DOUBLE, 1}, {"frames/natoms", H5T_NATIVE_INT64, 1}},
+      {{"atoms/z", H5T_NATIVE_INT32, 1}, {"atoms/position", H5T_NATIVE_DOUBLE, 3}, {"atoms/force", H5T_NATIVE_DOUBLE, 3}}};
+  return t;
+}
 enum Flags : uint8_t { kHasEnergy = 1, kHasForces = 2, kHasVirial = 4 };
 
 void check(herr_t status, const std::string& path, const std::string& what) {
@@ -130,8 +145,8 @@ void check_layout(hid_t file, const std::string& path) {
                   " values a row (corrupt store or another layout)");
     if (!type_ok) throw Error(path + ": dataset " + c.name + " has the wrong element type (corrupt store or another layout)");
   };
-  for (const auto& c : kFrameColumns) check_column(c);
-  for (const auto& c : kAtomColumns) check_column(c);
+  for (const auto& c : columns().frame) check_column(c);
+  for (const auto& c : columns().atom) check_column(c);
 }
 
 }  // namespace
@@ -156,6 +171,8 @@ void FrameStore::close_columns() {
 }
 
 FrameStore::~FrameStore() {
+  if (file_ < 0) return;
+  QuietHdf5 quiet;
   close_columns();
   if (file_ >= 0) H5Fclose(file_);
 }
@@ -164,7 +181,7 @@ FrameStore::~FrameStore() {
 // open. The commit column (7, frames/natoms) is extended exactly; the others in doubling steps
 // (rows past the commit count are free space that later appends overwrite).
 void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data) {
-  const Column& col = c < 8 ? kFrameColumns[c] : kAtomColumns[c - 8];
+  const Column& col = c < 8 ? columns().frame[c] : columns().atom[c - 8];
   if (dset_[c] < 0) {
     // Appends touch only the last chunk (or two) of a column: a raw-data chunk cache of 3 slots
     // keeps just those. HDF5's default (521 slots, 1 MB) kept hundreds of old frame-column chunks,
@@ -201,6 +218,7 @@ void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data)
 }
 
 FrameStore FrameStore::create(const std::string& path) {
+  QuietHdf5 quiet;
   // The empty store is built under a temporary name and renamed into place, then opened for
   // appending: a writer killed while creating leaves no half-made file at `path` (found by
   // test_frame_store's kill trials under load: "cannot open the frame store").
@@ -254,13 +272,14 @@ void FrameStore::build_empty_layout(long file_id, const std::string& path) {
     if (d < 0) throw Error(path + ": cannot create dataset " + c.name);
     H5Dclose(d);
   };
-  for (const auto& c : kFrameColumns) make(c, 256);
+  for (const auto& c : columns().frame) make(c, 256);
   // 1024 atoms a chunk (24 KB of positions): every flush rewrites the partly filled last chunk of
   // each column, so smaller chunks write less (8192-atom chunks: 85 us an append, 1024: 65 us)
-  for (const auto& c : kAtomColumns) make(c, 1024);
+  for (const auto& c : columns().atom) make(c, 1024);
 }
 
 FrameStore FrameStore::open_append(const std::string& path) {
+  QuietHdf5 quiet;
   // A writer that closed the file cleanly leaves no open-for-write flag: open as is.
   hid_t fapl = fapl_latest(false);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl);
@@ -294,10 +313,10 @@ void FrameStore::init_counts() {
   atoms_ = 0;
   if (frames_ > 0) {
     int64_t off = 0, n = 0;
-    read_rows(file_, kFrameColumns[0], frames_ - 1, 1, &off, path_);
-    read_rows(file_, kFrameColumns[7], frames_ - 1, 1, &n, path_);
+    read_rows(file_, columns().frame[0], frames_ - 1, 1, &off, path_);
+    read_rows(file_, columns().frame[7], frames_ - 1, 1, &n, path_);
     hsize_t avail = extent(file_, "atoms/z");
-    for (const auto& c : kAtomColumns) avail = std::min(avail, extent(file_, c.name));
+    for (const auto& c : columns().atom) avail = std::min(avail, extent(file_, c.name));
     // appends go after the last frame's atoms: a corrupt last row must not make them overwrite others
     if (off < 0 || n < 0 || hsize_t(n) > avail || hsize_t(off) > avail - hsize_t(n))
       throw Error(path_ + ": the last frame points outside the atom arrays (corrupt store)");
@@ -307,6 +326,7 @@ void FrameStore::init_counts() {
 
 void FrameStore::append(const TrainingFrame& f) {
   if (file_ < 0) throw Error(path_ + ": the frame store was closed after a failed write; reopen it to append");
+  QuietHdf5 quiet;
   const int n = f.natoms();
   if (f.pos.size() != 3 * size_t(n) || (f.has_forces && f.forces.size() != 3 * size_t(n)))
     throw Error(path_ + ": frame has inconsistent array sizes");
@@ -315,6 +335,7 @@ void FrameStore::append(const TrainingFrame& f) {
     z[i] = atomic_number(f.species[i]);
     if (z[i] == 0) throw Error(path_ + ": unknown element '" + f.species[i] + "' in frame");
   }
+  reserve_for_append(n);
   try {
     append_rows(f, z);
   } catch (const Error& e) {
@@ -329,6 +350,36 @@ void FrameStore::append(const TrainingFrame& f) {
       throw Error(std::string(e.what()) + " (" + std::strerror(err) + "); the frames written before this one are intact");
     throw;
   }
+}
+
+// HDF5 1.10 cannot recover from a write that fails half-way: the file can then be neither flushed
+// nor closed, and HDF5's exit handler crashes the process (seen with a file-size limit). So the
+// space an append may take (a new chunk of every column, and metadata) is claimed before HDF5
+// writes any of it: a full disk, a quota or a file-size limit stops the append here, with the store
+// intact, open and closable. Reserved blocks past the end of the file (fallocate KEEP_SIZE) are
+// used by later appends.
+void FrameStore::reserve_for_append(int natoms) {
+  uint64_t need = 64 * 1024;  // chunk indexes, object headers, superblock
+  for (const auto& c : columns().frame) need += 256ull * c.width * H5Tget_size(c.type);  // chunks of 256 frames
+  for (const auto& c : columns().atom)  // chunks of 1024 atoms: a frame may start a chunk and span more
+    need += (static_cast<uint64_t>(natoms) / 1024 + 2) * 1024ull * c.width * H5Tget_size(c.type);
+  int* fd = nullptr;
+  struct stat st;
+  if (H5Fget_vfd_handle(file_, H5P_DEFAULT, reinterpret_cast<void**>(&fd)) < 0 || !fd || fstat(*fd, &st) != 0) return;
+  auto no_room = [&](int err) {
+    return Error(path_ + ": no room for the next frame (" + std::strerror(err) +
+                 "); the frames written before this one are intact");
+  };
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      static_cast<uint64_t>(st.st_size) + need > static_cast<uint64_t>(rl.rlim_cur))
+    throw no_room(EFBIG);
+  if (fallocate(*fd, FALLOC_FL_KEEP_SIZE, st.st_size, static_cast<off_t>(need)) == 0) return;
+  const int err = errno;
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG) throw no_room(err);
+  // a file system that cannot reserve (EOPNOTSUPP): at least see that the space is there now
+  struct statvfs vs;
+  if (fstatvfs(*fd, &vs) == 0 && static_cast<uint64_t>(vs.f_bavail) * vs.f_frsize < need) throw no_room(ENOSPC);
 }
 
 void FrameStore::append_rows(const TrainingFrame& f, const std::vector<int32_t>& z) {
@@ -362,9 +413,9 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
   check_layout(file, path);
   const hsize_t F = extent(file, "frames/natoms");
   hsize_t rows = F;  // frames whose every column has been written
-  for (const auto& c : kFrameColumns) rows = std::min(rows, extent(file, c.name));
+  for (const auto& c : columns().frame) rows = std::min(rows, extent(file, c.name));
   hsize_t natoms_avail = extent(file, "atoms/z");
-  for (const auto& c : kAtomColumns) natoms_avail = std::min(natoms_avail, extent(file, c.name));
+  for (const auto& c : columns().atom) natoms_avail = std::min(natoms_avail, extent(file, c.name));
   std::vector<int64_t> all;
   if (!which) {
     all.resize(rows);
@@ -383,14 +434,14 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
   std::vector<int64_t> offsets(span), counts(span);
   std::vector<double> cells(9 * span), energies(span), virials(9 * span), weights(span);
   std::vector<uint8_t> pbcs(3 * span), flag_rows(span);
-  read_rows(file, kFrameColumns[0], lo, span, offsets.data(), path);
-  read_rows(file, kFrameColumns[1], lo, span, cells.data(), path);
-  read_rows(file, kFrameColumns[2], lo, span, pbcs.data(), path);
-  read_rows(file, kFrameColumns[3], lo, span, energies.data(), path);
-  read_rows(file, kFrameColumns[4], lo, span, virials.data(), path);
-  read_rows(file, kFrameColumns[5], lo, span, flag_rows.data(), path);
-  read_rows(file, kFrameColumns[6], lo, span, weights.data(), path);
-  read_rows(file, kFrameColumns[7], lo, span, counts.data(), path);
+  read_rows(file, columns().frame[0], lo, span, offsets.data(), path);
+  read_rows(file, columns().frame[1], lo, span, cells.data(), path);
+  read_rows(file, columns().frame[2], lo, span, pbcs.data(), path);
+  read_rows(file, columns().frame[3], lo, span, energies.data(), path);
+  read_rows(file, columns().frame[4], lo, span, virials.data(), path);
+  read_rows(file, columns().frame[5], lo, span, flag_rows.data(), path);
+  read_rows(file, columns().frame[6], lo, span, weights.data(), path);
+  read_rows(file, columns().frame[7], lo, span, counts.data(), path);
   std::vector<TrainingFrame> out;
   out.reserve(which->size());
   for (int64_t k : *which) {
@@ -409,9 +460,9 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
     f.pos.resize(3 * size_t(n));
     std::vector<double> force(3 * size_t(n));
     if (n > 0) {
-      read_rows(file, kAtomColumns[0], offset, n, z.data(), path);
-      read_rows(file, kAtomColumns[1], offset, n, f.pos.data(), path);
-      read_rows(file, kAtomColumns[2], offset, n, force.data(), path);
+      read_rows(file, columns().atom[0], offset, n, z.data(), path);
+      read_rows(file, columns().atom[1], offset, n, f.pos.data(), path);
+      read_rows(file, columns().atom[2], offset, n, force.data(), path);
     }
     for (int i = 0; i < n; ++i) {
       if (z[i] < 1 || z[i] > kNumElements)
@@ -442,6 +493,7 @@ std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, cons
 }
 
 std::vector<TrainingFrame> read_store(const std::string& path, const std::vector<int64_t>* which) {
+  QuietHdf5 quiet;
   hid_t fapl = fapl_latest(false);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
   H5Pclose(fapl);
@@ -465,6 +517,7 @@ std::vector<TrainingFrame> read_frame_store(const std::string& path, const std::
 }
 
 void truncate_frame_store(const std::string& path, int64_t frames) {
+  QuietHdf5 quiet;
   hid_t fapl = fapl_latest(true);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "nep/evaluator.hpp"
+#include "nep/fault.hpp"
 
 namespace nep {
 
@@ -50,7 +51,9 @@ struct CoreImpl : CoreBase {
 
   template <class V>
   static void grow(V& v, const char* label, size_t n) {
-    if (v.extent(0) < n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 8 + 16);
+    if (v.extent(0) >= n) return;
+    maybe_fail("pair:alloc");
+    v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 8 + 16);
   }
 
   EnergyVirial compute(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
@@ -129,9 +132,8 @@ struct HostCore::Impl {
   std::unique_ptr<CoreBase> core;
 };
 
-HostCore::HostCore(const Model& model, bool single_precision, HostCoreSpace space) : impl_(new Impl) {
+HostCore::HostCore(const Model& model, bool single_precision) : impl_(new Impl) {
   ensure_kokkos_initialized();
-  (void)space;  // both choices run on the host for now; a device path for non-Kokkos LAMMPS runs is issue #6
 #if defined(KOKKOS_ENABLE_OPENMP)
   impl_->core = make_core<Kokkos::OpenMP>(model, single_precision);
 #else

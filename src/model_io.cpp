@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -33,15 +34,13 @@ ModelSizes Model::sizes() const {
   z.q222 = flags[kQ222];
   z.q1111 = flags[kQ1111];
   z.zbl = zbl != ZblMode::None;
+  z.ann_stride = ann_stride();
   return z;
 }
 
-int Model::num_ann_parameters() const {
-  const int D = dim(), H = num_neurons, T = num_types();
-  if (version == 3) return (D + 2) * H + 1;
-  if (version == 5) return ((D + 2) * H + 1) * T + 1;
-  return (D + 2) * H * T + 1;
-}
+int Model::ann_block_size() const { return (dim() + 2) * num_neurons + (version == 5 ? 1 : 0); }
+
+int Model::num_ann_parameters() const { return ann_block_size() * (version == 3 ? 1 : num_types()) + 1; }
 
 int Model::num_c_radial() const {
   const int T = num_types();
@@ -51,13 +50,6 @@ int Model::num_c_radial() const {
 int Model::num_c_angular() const {
   const int T = num_types();
   return T * T * (n_max_angular + 1) * (basis_size_angular + 1);
-}
-
-int Model::ann_offset(int t) const {
-  const int D = dim(), H = num_neurons;
-  if (version == 3) return 0;
-  if (version == 5) return t * ((D + 2) * H + 1);
-  return t * (D + 2) * H;
 }
 
 double Model::rc_radial_max() const { return *std::max_element(rc_radial.begin(), rc_radial.end()); }
@@ -145,8 +137,6 @@ void parse_tag(const std::string& tag, const LineReader& r, Model& m) {
   throw r.error("unknown model tag '" + tag + "' (expected nep3, nep4 or nep5, optionally with _zbl)");
 }
 
-constexpr int kMaxNMax = 19, kMaxBasis = 19, kMaxL = 8, kMaxNeurons = 1000;
-
 }  // namespace
 
 Model parse_model(const std::string& text, const std::string& name) {
@@ -161,7 +151,7 @@ Model parse_model(const std::string& text, const std::string& name) {
   need("the model tag line");
   if (tok.size() < 3) throw r.error("first line must be '<tag> <num_types> <element> ...'");
   parse_tag(tok[0], r, m);
-  const int T = to_int(tok[1], r, "number of types", 1, kNumElements);
+  const int T = to_int(tok[1], r, "number of types", 1, limits::kMaxTypes);
   if (static_cast<int>(tok.size()) != 2 + T)
     throw r.error("first line declares " + std::to_string(T) + " types but lists " +
                   std::to_string(tok.size() - 2) + " elements");
@@ -180,12 +170,14 @@ Model parse_model(const std::string& text, const std::string& name) {
     expect_header(tok, r, "zbl", 3, 4);
     m.zbl_rc_inner = to_double(tok[1], r, "zbl inner cutoff");
     m.zbl_rc_outer = to_double(tok[2], r, "zbl outer cutoff");
-    if (tok.size() == 4) {
+    // NEP_CPU and GPUMD test "zbl 0 0" first: flexible ZBL, a 4th token then ignored
+    if (m.zbl_rc_inner == 0.0 && m.zbl_rc_outer == 0.0) {
+      m.zbl = ZblMode::Flexible;
+      if (tok.size() == 4) to_double(tok[3], r, "typewise zbl factor");  // still must be a number
+    } else if (tok.size() == 4) {
       m.zbl = ZblMode::Typewise;
       m.zbl_typewise_factor = to_double(tok[3], r, "typewise zbl factor");
       if (m.zbl_typewise_factor <= 0.0) throw r.error("typewise zbl factor must be positive");
-    } else if (m.zbl_rc_inner == 0.0 && m.zbl_rc_outer == 0.0) {
-      m.zbl = ZblMode::Flexible;
     }
     if (m.zbl != ZblMode::Flexible && !(m.zbl_rc_outer > 0.0 && m.zbl_rc_inner >= 0.0 &&
                                         m.zbl_rc_inner <= m.zbl_rc_outer))
@@ -215,13 +207,13 @@ Model parse_model(const std::string& text, const std::string& name) {
 
   need("an 'n_max' line");
   expect_header(tok, r, "n_max", 3, 3);
-  m.n_max_radial = to_int(tok[1], r, "n_max radial", 0, kMaxNMax);
-  m.n_max_angular = to_int(tok[2], r, "n_max angular", 0, kMaxNMax);
+  m.n_max_radial = to_int(tok[1], r, "n_max radial", 0, limits::kMaxNMax);
+  m.n_max_angular = to_int(tok[2], r, "n_max angular", 0, limits::kMaxNMax);
 
   need("a 'basis_size' line");
   expect_header(tok, r, "basis_size", 3, 3);
-  m.basis_size_radial = to_int(tok[1], r, "basis_size radial", 0, kMaxBasis);
-  m.basis_size_angular = to_int(tok[2], r, "basis_size angular", 0, kMaxBasis);
+  m.basis_size_radial = to_int(tok[1], r, "basis_size radial", 0, limits::kMaxBasisSize);
+  m.basis_size_angular = to_int(tok[2], r, "basis_size angular", 0, limits::kMaxBasisSize);
 
   // l_max L3 [f222 [f1111 [f112 [f123 [f233 [f134]]]]]]: GPUMD semantics, nonzero = on
   need("an 'l_max' line");
@@ -234,8 +226,8 @@ Model parse_model(const std::string& text, const std::string& name) {
 
   need("an 'ANN' line");
   expect_header(tok, r, "ANN", 2, 3);
-  m.num_neurons = to_int(tok[1], r, "number of neurons", 1, kMaxNeurons);
-  if (tok.size() == 3 && to_int(tok[2], r, "second hidden layer", 0, kMaxNeurons) != 0)
+  m.num_neurons = to_int(tok[1], r, "number of neurons", 1, limits::kMaxNeurons);
+  if (tok.size() == 3 && to_int(tok[2], r, "second hidden layer", 0, limits::kMaxNeurons) != 0)
     throw r.error("two-hidden-layer networks ('ANN " + tok[1] + " " + tok[2] + "') are not supported");
 
   // parameters: one number per line
@@ -264,6 +256,8 @@ Model parse_model(const std::string& text, const std::string& name) {
 }
 
 Model read_model(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a NEP model file (nep.txt)");
   std::ifstream probe(path);
   if (!probe) throw Error(path + ": cannot open model file");
   return parse_model(detail::read_text_file(path), path);

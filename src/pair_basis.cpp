@@ -51,8 +51,8 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   std::vector<double> rcR(T * T), rcA(T * T);
   for (int a = 0; a < T; ++a)
     for (int b = 0; b < T; ++b) {
-      rcR[a * T + b] = 0.5 * (m.rc_radial[a] + m.rc_radial[b]);
-      rcA[a * T + b] = 0.5 * (m.rc_angular[a] + m.rc_angular[b]);
+      rcR[a * T + b] = m.rc_radial_pair(a, b);
+      rcA[a * T + b] = m.rc_angular_pair(a, b);
     }
   // Visits the pairs inside a cutoff in neighbour-list order: fn(i, j, tj, r, d2, in_r, in_a).
   auto for_each_pair = [&](auto&& fn) {

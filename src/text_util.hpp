@@ -1,6 +1,7 @@
 // Small text helpers shared by the file readers.
 #pragma once
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,8 +20,10 @@ inline std::vector<std::string> split_whitespace(const std::string& line) {
   return out;
 }
 
-// Whole file as a string; nep::Error "<path>: cannot open" otherwise.
+// Whole file as a string; nep::Error "<path>: cannot open" (or "is a directory") otherwise.
 inline std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open");
   std::ostringstream ss;

@@ -36,7 +36,7 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
   T_ = z.T, D_ = z.D, H_ = z.H, NR_ = z.NR, NA_ = z.NA, KR_ = z.KR, KA_ = z.KA, L3_ = z.L3, S_ = z.S;
   q222_ = z.q222;
   q1111_ = z.q1111;
-  ann_stride_ = m.version == 3 ? 0 : (D_ + 2) * H_;
+  ann_stride_ = m.ann_stride();
   n_ann_ = m.num_ann_parameters() - 1;
   n_cR_ = m.num_c_radial();
   P_ = num_trainable_parameters(m);
@@ -44,8 +44,8 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
   rcA_.resize(T_ * T_);
   for (int a = 0; a < T_; ++a)
     for (int b = 0; b < T_; ++b) {
-      rcR_[a * T_ + b] = 0.5 * (m.rc_radial[a] + m.rc_radial[b]);
-      rcA_[a * T_ + b] = 0.5 * (m.rc_angular[a] + m.rc_angular[b]);
+      rcR_[a * T_ + b] = m.rc_radial_pair(a, b);
+      rcA_[a * T_ + b] = m.rc_angular_pair(a, b);
     }
   const AngularTables& tab = angular_tables();
   c3b_.assign(tab.c3b, tab.c3b + kNumAngularEntries);

@@ -156,6 +156,22 @@ TEST(ModelIoReject, Truncated) {
 }
 TEST(ModelIoReject, TruncatedHeader) { expect_reject("nep4 2 Te Pb\ncutoff 8 4 100 50\n", "2", "file ends early: expected an 'n_max' line"); }
 TEST(ModelIoReject, WrongKeyword) { expect_reject(replace_line(good_text(), 3, "nmax 6 6"), "3", "expected a 'n_max' line"); }
+TEST(ModelIoReject, Directory) {
+  const std::string dir = nep_test::data_path("potentials");
+  try {
+    nep::read_model(dir);
+    FAIL();
+  } catch (const nep::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + ": is a directory"), std::string::npos) << e.what();
+  }
+}
+TEST(ModelIoReject, SizeLimitsAreTheKernelsOnes) {
+  // the reader's limits and the kernels' array bounds come from one definition (model.hpp)
+  expect_reject(replace_line(good_text(), 3, "n_max 20 4"), "3", "outside [0, 19]");
+  expect_reject(replace_line(good_text(), 4, "basis_size 20 8"), "4", "outside [0, 19]");
+  EXPECT_EQ(nep::limits::kMaxBasis, 20);
+  EXPECT_EQ(nep::limits::kMaxDim, 20 + 20 * (nep::kMaxL + nep::kNumAngularFlags));
+}
 TEST(ModelIoReject, MissingFile) {
   try {
     nep::read_model("/nonexistent/nep.txt");

@@ -12,9 +12,11 @@
 namespace nep {
 
 enum class Precision { Double, Float };
-enum class Backend { Serial, OpenMP, Device };  // Device: Kokkos' default execution space (GPU in a CUDA build)
+// Device: Kokkos' default execution space (GPU in a CUDA build); Host: OpenMP when the build has
+// it, else Serial (callable from any thread: the core never reduces through Serial's shared scratch)
+enum class Backend { Serial, OpenMP, Device, Host };
 
-Backend parse_backend(const std::string& s);  // "serial" | "openmp" | "device"
+Backend parse_backend(const std::string& s);  // "serial" | "openmp" | "device" | "host"
 
 Precision parse_precision(const std::string& s);  // "double" | "float"
 

@@ -56,7 +56,6 @@ class Evaluator {
   // Kernel parameters and per-atom scratch (public so the kernel functor can be a plain struct).
   struct Params : ModelSizes {
     int version;
-    int ann_stride;  // distance between consecutive types' network blocks (0 for NEP3)
     int b1_index;
     double c4b[5], c5b[3];  // q_222 and q_1111 coefficients (angular_basis.hpp)
   };

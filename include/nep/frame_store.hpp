@@ -23,8 +23,9 @@ class FrameStore {
   FrameStore(const FrameStore&) = delete;
   ~FrameStore();
 
-  // durable when it returns (flushed); if it throws (a write failed), the store is closed and
-  // every frame appended before is intact
+  // durable when it returns (flushed). No room for the frame (full disk, quota, file-size limit):
+  // throws before writing anything, the store stays open and intact. Another write error: throws,
+  // the store is closed; every frame appended before is intact either way.
   void append(const TrainingFrame& frame);
   int64_t size() const { return frames_; }
   const std::string& path() const { return path_; }
@@ -44,6 +45,7 @@ class FrameStore {
   uint64_t rows_[kColumns] = {0};
   void write_column(int c, uint64_t row, uint64_t n, const void* data);
   void append_rows(const TrainingFrame& frame, const std::vector<int32_t>& z);
+  void reserve_for_append(int natoms);
   void close_columns();
 };
 

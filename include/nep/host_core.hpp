@@ -1,6 +1,7 @@
-// The core behind a plain-pointer interface (no Kokkos in this header), for callers that hold host
-// arrays: the non-Kokkos LAMMPS pair styles. Data are copied to the chosen execution space when it
-// is not the host; on the host, positions/forces/energies are used in place.
+// The core on the host behind a plain-pointer interface (no Kokkos in this header), for callers
+// that hold host arrays: the LAMMPS pair styles nep, and nep/gpu when LAMMPS runs without -k on.
+// It runs on Kokkos's OpenMP backend (Serial in a build without OpenMP); positions, forces and
+// energies are used in place. The GPU path is LAMMPS's KOKKOS package (pair_nep_kokkos).
 #pragma once
 #include <memory>
 
@@ -9,11 +10,9 @@
 
 namespace nep {
 
-enum class HostCoreSpace { Host, Default };  // Host: OpenMP (or Serial); Default: Kokkos default space
-
 class HostCore {
  public:
-  HostCore(const Model& model, bool single_precision, HostCoreSpace space);
+  HostCore(const Model& model, bool single_precision);
   ~HostCore();
   HostCore(const HostCore&) = delete;
   HostCore& operator=(const HostCore&) = delete;

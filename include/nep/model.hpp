@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "nep/angular_basis.hpp"  // kMaxL
+
 namespace nep {
 
 enum class ZblMode { None, Universal, Typewise, Flexible };
@@ -21,12 +23,25 @@ enum class ZblMode { None, Universal, Typewise, Flexible };
 // Higher-order angular channels after the 3-body ones, in the order they appear in q.
 enum AngularFlag { kQ222 = 0, kQ1111, kQ112, kQ123, kQ233, kQ134, kNumAngularFlags };
 
+// Size limits, defined once: the reader rejects models beyond them and the kernels size their
+// per-atom arrays by them (l_max by kMaxL of angular_basis.hpp).
+namespace limits {
+constexpr int kMaxNMax = 19;       // n_max radial / angular: at most 20 channels of each kind
+constexpr int kMaxBasisSize = 19;  // basis_size: at most 20 Chebyshev terms
+constexpr int kMaxTypes = 94;      // elements H..Pu
+constexpr int kMaxNeurons = 1000;
+// per-pair and per-atom array bounds that follow from them
+constexpr int kMaxBasis = (kMaxNMax > kMaxBasisSize ? kMaxNMax : kMaxBasisSize) + 1;
+constexpr int kMaxDim = (kMaxNMax + 1) + (kMaxNMax + 1) * (kMaxL + kNumAngularFlags);
+}  // namespace limits
+
 // The sizes every evaluator and trainer kernel indexes with (plain values, copyable to a GPU):
 // T types, D descriptor length, H neurons, NR/NA radial/angular n counts, KR/KA radial/angular basis
 // sizes, L3 the 3-body l_max and S = (L3+1)^2 - 1 angular moment entries per n; the 4/5-body
 // channels and whether ZBL is on.
 struct ModelSizes {
   int T = 0, D = 0, H = 0, NR = 0, NA = 0, KR = 0, KA = 0, L3 = 0, S = 0;
+  int ann_stride = 0;  // Model::ann_stride()
   bool q222 = false, q1111 = false, zbl = false;
 };
 
@@ -60,14 +75,22 @@ struct Model {
   int dim_angular() const { return (n_max_angular + 1) * num_l(); }
   int dim() const { return dim_radial() + dim_angular(); }
   int num_ann_parameters() const;
+  // The network's parameter layout, defined once: type t's block (w0, b0, w1 [, bias]) starts at
+  // ann_offset(t) = t * ann_stride() (NEP3: one block shared by all types, stride 0); b1 is last.
+  int ann_block_size() const;   // (D + 2) H, plus the per-type bias in NEP5
+  int ann_stride() const { return version == 3 ? 0 : ann_block_size(); }
   int num_c_radial() const;
   int num_c_angular() const;
   double rc_radial_max() const;
   double rc_angular_max() const;
   // Largest interaction range (neighbour-list cutoff without skin).
   double cutoff_max() const;
+  // Cutoffs of the type pair (a, b): the mean of the two types' cutoffs (GPUMD's per-type rule;
+  // equal to the global cutoff otherwise), used in f_c and in the Chebyshev argument alike.
+  double rc_radial_pair(int a, int b) const { return 0.5 * (rc_radial[a] + rc_radial[b]); }
+  double rc_angular_pair(int a, int b) const { return 0.5 * (rc_angular[a] + rc_angular[b]); }
   // Offsets into `ann` of type t's block and of the shared b1.
-  int ann_offset(int t) const;
+  int ann_offset(int t) const { return t * ann_stride(); }
   int ann_b1_offset() const { return num_ann_parameters() - 1; }
   ModelSizes sizes() const;
 };

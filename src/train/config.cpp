@@ -90,7 +90,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& name)
       if (c.version == 5) throw l.error("NEP5 training is not supported (GPUMD has disabled it too); use version 4");
     } else if (k == "type") {
       if (l.tok.size() < 3) throw l.error("'type' needs the number of types and that many element symbols");
-      const long n = l.integer(1, 1, kNumElements);
+      const long n = l.integer(1, 1, limits::kMaxTypes);
       if (l.tok.size() != static_cast<size_t>(n) + 2)
         throw l.error("'type " + l.tok[1] + "' needs " + l.tok[1] + " element symbols, got " + std::to_string(l.tok.size() - 2));
       for (size_t t = 2; t < l.tok.size(); ++t) {

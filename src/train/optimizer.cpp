@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <sstream>
 
 #include "nep/error.hpp"
@@ -11,6 +14,31 @@ namespace nep {
 namespace train {
 
 namespace {
+
+// LibTorch's tensor ops on one thread while this object lives, on the calling thread only: the
+// parameter vector is small, and intra-op OpenMP workers that spin would starve MD. LibTorch's
+// CPU build parallelises through OpenMP (at::get_parallel_info), whose thread count is a
+// per-thread setting; torch::set_num_threads would instead change every LibTorch user in the
+// process (it also sets the count new threads start with), so it is not used.
+class OneTorchThread {
+ public:
+  OneTorchThread() {
+#ifdef _OPENMP
+    prev_ = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+  }
+  ~OneTorchThread() {
+#ifdef _OPENMP
+    omp_set_num_threads(prev_);
+#endif
+  }
+  OneTorchThread(const OneTorchThread&) = delete;
+  OneTorchThread& operator=(const OneTorchThread&) = delete;
+
+ private:
+  int prev_ = 1;
+};
 
 // L(theta) through the NEP core; backward hands torch the exact gradient computed in forward.
 struct NepLoss : public torch::autograd::Function<NepLoss> {
@@ -51,16 +79,15 @@ struct Optimizer::Impl {
 };
 
 Optimizer::Optimizer(const std::vector<double>& theta0, const OptimizerOptions& o) : impl_(new Impl) {
-  torch::set_num_threads(1);
+  OneTorchThread one;
   impl_->o = o;
   impl_->P = static_cast<int>(theta0.size());
   impl_->theta = torch::from_blob(const_cast<double*>(theta0.data()), {impl_->P}, torch::kFloat64).clone().requires_grad_(true);
   impl_->make();
 }
 
-Optimizer::~Optimizer() = default;
-
 double Optimizer::step(const LossFn& loss_fn) {
+  OneTorchThread one;  // (the loss function's own OpenMP regions name their thread count)
   Impl& im = *impl_;
   im.opt->zero_grad();
   torch::Tensor loss = NepLoss::apply(im.theta, &loss_fn);
@@ -77,6 +104,8 @@ double Optimizer::step(const LossFn& loss_fn) {
 const double* Optimizer::theta() const { return impl_->theta.data_ptr<double>(); }
 int Optimizer::size() const { return impl_->P; }
 
+Optimizer::~Optimizer() = default;
+
 void Optimizer::set_lr(double lr) {
   for (auto& g : impl_->opt->param_groups()) g.options().set_lr(lr);
 }
@@ -84,16 +113,19 @@ void Optimizer::set_lr(double lr) {
 double Optimizer::lr() const { return impl_->opt->param_groups().at(0).options().get_lr(); }
 
 double Optimizer::l1_term() const {
+  OneTorchThread one;
   torch::NoGradGuard ng;
   return impl_->o.lambda_1 > 0 ? impl_->o.lambda_1 * impl_->theta.abs().mean().item<double>() : 0.0;
 }
 
 double Optimizer::l2_term() const {
+  OneTorchThread one;
   torch::NoGradGuard ng;
   return impl_->o.lambda_2 > 0 ? impl_->o.lambda_2 * impl_->theta.pow(2).mean().sqrt().item<double>() : 0.0;
 }
 
 std::string Optimizer::save_state() const {
+  OneTorchThread one;
   torch::serialize::OutputArchive ar;
   impl_->opt->save(ar);
   std::ostringstream os;
@@ -103,6 +135,7 @@ std::string Optimizer::save_state() const {
 
 void Optimizer::load_state(const std::string& bytes, const std::vector<double>& theta) {
   if (static_cast<int>(theta.size()) != impl_->P) throw Error("checkpoint has a different number of parameters");
+  OneTorchThread one;
   {
     torch::NoGradGuard ng;
     impl_->theta.copy_(torch::from_blob(const_cast<double*>(theta.data()), {impl_->P}, torch::kFloat64));

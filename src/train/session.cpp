@@ -14,9 +14,8 @@ namespace train {
 void initialise_parameters(Model& m, uint64_t seed) {
   Rng rng(seed, Stream::Init, 0);
   const int D = m.dim(), H = m.num_neurons, T = m.version == 3 ? 1 : m.num_types();
-  const int stride = (D + 2) * H;
   for (int t = 0; t < T; ++t) {
-    double* w = &m.ann[t * stride];
+    double* w = &m.ann[m.ann_offset(t)];
     for (int k = 0; k < H * D; ++k) w[k] = rng.normal() / std::sqrt(double(D + H));
     for (int k = 0; k < H; ++k) w[H * D + k] = 0.0;
     for (int k = 0; k < H; ++k) w[H * D + H + k] = rng.normal() / std::sqrt(double(H + 1));
@@ -50,8 +49,7 @@ void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& ca
         double d2 = 0;
         for (int c = 0; c < 3; ++c) d2 += std::pow(nl->x[3 * j + c] - nl->x[3 * i + c], 2);
         const int ti = nl->type[i], tj = nl->type[j];
-        const double rr = 0.5 * (model.rc_radial[ti] + model.rc_radial[tj]);
-        const double ra = 0.5 * (model.rc_angular[ti] + model.rc_angular[tj]);
+        const double rr = model.rc_radial_pair(ti, tj), ra = model.rc_angular_pair(ti, tj);
         nr += d2 < rr * rr;
         na += d2 < ra * ra;
       }

@@ -12,10 +12,14 @@ def add_common_args(ap):
     ap.add_argument("--lmp-args", default="")
 
 
+def lmp_command(lmp, deck_path, log_path, lmp_args=""):
+    return shlex.split(lmp) + ["-in", deck_path, "-log", log_path, "-screen", "none"] + shlex.split(lmp_args)
+
+
 def run_lmp(lmp, deck_path, log_path, lmp_args="", np=1, cwd=None):
     """Run lmp on a deck (under mpirun when np > 1) with passive OpenMP waiting; returns the
     CompletedProcess and the command."""
-    cmd = shlex.split(lmp) + ["-in", deck_path, "-log", log_path, "-screen", "none"] + shlex.split(lmp_args)
+    cmd = lmp_command(lmp, deck_path, log_path, lmp_args)
     if np > 1:
         cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
     env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")

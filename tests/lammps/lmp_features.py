@@ -8,6 +8,7 @@ Prints one line per check and 'N passed, M failed'.
 """
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -178,19 +179,33 @@ def check_plugin_clear_and_reload():
 
 
 def check_repeated_runs():
-    deck = header() + """
+    # MD split over several runs in one deck (re-setup, re-neighbouring in between) follows the
+    # same trajectory as one run, and a run 0 afterwards reproduces the last step's energy
+    md = header() + """
 velocity all create 300 12345 loop geom
 fix 1 all nve
+thermo 20
+"""
+    split = md + """run 20
 run 20
 variable e1 equal pe
 print "A $(v_e1:%.17g)"
-run 20
 run 0
 variable e2 equal pe
-print "B $(v_e2:%.17g)"
+print "B $(v_e2:%.17g) $(fx[7]:%.17g)"
 """
-    out = run_lmp(deck)
-    return "three runs in one deck: E %.6f -> %.6f eV" % (values(out, "A")[0], values(out, "B")[0])
+    whole = md + """run 40
+variable e1 equal pe
+print "A $(v_e1:%.17g) $(fx[7]:%.17g)"
+"""
+    a = values(run_lmp(split), "A")[0]
+    b, fb = values(run_lmp(split), "B")
+    c, fc = values(run_lmp(whole), "A")
+    d_runs = abs(a - c) / abs(c)
+    d_zero = abs(b - a) / abs(a)
+    d_f = abs(fb - fc) / max(abs(fc), 1e-3)
+    assert d_runs <= 1e-11 and d_zero <= 1e-13 and d_f <= 1e-8, (a, b, c, fb, fc)
+    return "run 20 + run 20 vs run 40: E rel dev %.1e, F %.1e; run 0 after: %.1e" % (d_runs, d_f, d_zero)
 
 
 def check_hybrid_overlay_zbl():
@@ -259,6 +274,39 @@ run 6
     return "NaN position at step 3 stops the run: %s" % line.strip()[:90]
 
 
+def check_out_of_memory():
+    # an allocation that fails inside the pair style (NEP_FAULT injects std::bad_alloc there, as a
+    # full device or host memory would) ends the run with a LAMMPS error on that rank, not
+    # std::terminate; under MPI with only rank 1 failing, rank 0 does not hang (LAMMPS aborts all)
+    path = os.path.join(WORK, "in.oom")
+    with open(path, "w") as fh:
+        fh.write(header(boxrep=2) + "run 0\n")
+    base = lmp_common.lmp_command(ARGS.lmp, path, path + ".log", ARGS.lmp_args)
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
+    msgs = []
+    for np in (1, 2):
+        if np == 1:
+            cmd, e = base, dict(env, NEP_FAULT="pair:alloc")
+        else:
+            wrap = 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export NEP_FAULT=pair:alloc; fi; exec "$@"'
+            cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", "sh", "-c", wrap, "sh"] + base
+            e = env
+        res = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120, cwd=WORK)
+        out = res.stdout + res.stderr + (open(path + ".log").read() if os.path.exists(path + ".log") else "")
+        assert res.returncode != 0, "np %d: the run did not fail" % np
+        assert "terminate called" not in out, "np %d: an exception escaped into LAMMPS:\n%s" % (np, out[-1500:])
+        assert "NEP evaluation failed at step 0" in out, "np %d: no clear message:\n%s" % (np, out[-1500:])
+        msgs.append(next(l for l in out.splitlines() if "NEP evaluation failed" in l).strip()[:80])
+    return "out of memory in the pair style: %s (1 rank; 2 ranks with rank 1 failing end too)" % msgs[0]
+
+
+def check_model_path_is_a_directory():
+    out = run_lmp(header().replace(f"{ARGS.data}/potentials/PbTe_NEP4.txt", f"{ARGS.data}/potentials") + "run 0\n",
+                  expect_fail=True)
+    assert "potentials: is a directory, not a NEP model file" in out, out[-1500:]
+    return "a directory as the model: 'is a directory'"
+
+
 def check_errors():
     for name, edit, msg in ERRORS:
         out = run_lmp(edit(header()) + "run 0\n", expect_fail=True)
@@ -268,7 +316,8 @@ def check_errors():
 
 CHECKS = [check_finite_difference, check_newton, check_mpi_ranks, check_restart, check_restart_newton_off,
           check_repeated_runs, check_plugin_clear_and_reload,
-          check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors, check_nan_position]
+          check_hybrid_overlay_zbl, check_null_mapping, check_nep_cpu_form, check_errors, check_nan_position,
+          check_out_of_memory, check_model_path_is_a_directory]
 
 
 def main():

@@ -6,10 +6,14 @@ with the fixture's exact decimal positions, runs `run 0` with the requested pair
 options / MPI ranks / newton setting, and compares energy, forces, global virial (pressure),
 per-atom energy (compute pe/atom) and per-atom virial (compute stress/atom and
 centroid/stress/atom) with the reference: max relative deviation <= tol (fixtures README rule).
+With --computes centroid or stress only that one per-atom virial compute is defined (LAMMPS then
+requests only centroid or only plain per-atom virials from the pair style), and the virial part of
+compute heat/flux (on centroid/stress/atom) is checked against sum_i W_i . v_i of the reference's
+per-atom virials W_i and the velocities LAMMPS reports.
 
 usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args "..."]
                         [--np N] [--newton on|off] [--tol 1e-10] [--fixtures a,b] [--precision double]
-                        [--atom-style atomic/kk] [--run-style verlet/kk]
+                        [--atom-style atomic/kk] [--run-style verlet/kk] [--computes both|centroid|stress]
 (NEP_KEEP_LOG=1 prints each LAMMPS log.)
 """
 import argparse
@@ -25,6 +29,13 @@ FIXTURES = [
     "PbTe_NEP4__tric_24_rattled_swapped", "PbTe_NEP3__rocksalt_216_rattled",
     "C_2022_NEP4__tric_24_rattled", "Si_2022_NEP4_5body__diamond_216_rattled",
     "Si_2022_NEP4_3body__tric_24_rattled",
+    # synthetic models (tests/data/README.md): per-type cutoffs, NEP5, flexible / universal /
+    # typewise ZBL (tric_25: pairs inside the ZBL range)
+    "PbTe_NEP4_typewise_cutoff__tric_24_rattled_swapped", "PbTe_NEP5__rocksalt_216_rattled",
+    "BaTiO3_NEP4_flexible_zbl__tric_25_close_pairs", "BaTiO3_NEP5_zbl__tric_25_close_pairs",
+    "BaTiO3_NEP5_zbl_flexible_typewise_cutoff__perovskite_240_rattled",
+    "BaTiO3_NEP5_zbl_flexible_typewise_cutoff__tric_25_close_pairs",
+    "BaTiO3_NEP4_typewise_zbl_typewise_cutoff__tric_25_close_pairs",
 ]
 
 
@@ -66,6 +77,19 @@ def run_fixture(args, stem, workdir):
     dump = os.path.join(workdir, stem + ".dump")
     style = args.style + ("" if args.precision == "double" else " precision " + args.precision)
     deck = os.path.join(workdir, stem + ".in")
+    want_sym = args.computes in ("both", "stress")
+    want_cen = args.computes in ("both", "centroid")
+    computes = "compute pea all pe/atom\n"
+    cols = "id fx fy fz c_pea"
+    if want_sym:
+        computes += "compute sa all stress/atom NULL virial\n"
+        cols += " " + " ".join("c_sa[%d]" % k for k in range(1, 7))
+    if want_cen:
+        computes += ("compute csa all centroid/stress/atom NULL virial\n"
+                     "compute kea all ke/atom\n"
+                     "compute flux all heat/flux kea pea csa\n")
+        cols += " " + " ".join("c_csa[%d]" % k for k in range(1, 10)) + " vx vy vz"
+    flux = " c_flux[1] c_flux[2] c_flux[3] c_flux[4] c_flux[5] c_flux[6]" if want_cen else ""
     with open(deck, "w") as fh:
         fh.write(f"""units metal
 atom_style {args.atom_style}
@@ -78,13 +102,11 @@ pair_style {style}
 pair_coeff * * {model} {' '.join(els)}
 neighbor 1.0 bin
 {"run_style " + args.run_style if args.run_style else ""}
-compute pea all pe/atom
-compute sa all stress/atom NULL virial
-compute csa all centroid/stress/atom NULL virial
-compute pv all pressure NULL virial
-thermo_style custom step pe c_pv[1] c_pv[2] c_pv[3] c_pv[4] c_pv[5] c_pv[6] vol
+velocity all create 300 4928459 loop geom
+{computes}compute pv all pressure NULL virial
+thermo_style custom step pe c_pv[1] c_pv[2] c_pv[3] c_pv[4] c_pv[5] c_pv[6] vol{flux}
 thermo_modify format float %.17g
-dump d all custom 1 {dump} id fx fy fz c_pea c_sa[1] c_sa[2] c_sa[3] c_sa[4] c_sa[5] c_sa[6] c_csa[1] c_csa[2] c_csa[3] c_csa[4] c_csa[5] c_csa[6] c_csa[7] c_csa[8] c_csa[9]
+dump d all custom 1 {dump} {cols}
 dump_modify d format float %.17g sort id
 run 0
 """)
@@ -101,23 +123,29 @@ run 0
     rows = [l.split() for l in open(dump).read().splitlines()[9:]]
     f = [float(v) for r in rows for v in r[1:4]]
     eatom = [float(r[4]) for r in rows]
-    # stress/atom = -nktv2p * W  (xx yy zz xy xz yz); centroid adds yx zx zy
-    w_sym = [-float(v) / NKTV2P for r in rows for v in r[5:11]]
-    w_cen = [-float(v) / NKTV2P for r in rows for v in r[11:20]]
     f_ref = [v for a in atoms for v in a["f"]]
-    sym_idx, cen_idx = [0, 4, 8, 1, 2, 5], [0, 4, 8, 1, 2, 5, 3, 6, 7]
-    w_sym_ref = [a["w"][c] for a in atoms for c in sym_idx]
-    w_cen_ref = [a["w"][c] for a in atoms for c in cen_idx]
     w_glob = [p * vol / NKTV2P for p in pv]
-    w_glob_ref = [w_ref[c] for c in sym_idx]
+    sym_idx, cen_idx = [0, 4, 8, 1, 2, 5], [0, 4, 8, 1, 2, 5, 3, 6, 7]
     dev = {
         "energy": abs(pe - e_ref) / abs(e_ref),
         "forces": max_rel(f, f_ref),
-        "virial": max_rel(w_glob, w_glob_ref),
+        "virial": max_rel(w_glob, [w_ref[c] for c in sym_idx]),
         "pe/atom": max_rel(eatom, [a["e"] for a in atoms]),
-        "stress/atom": max_rel(w_sym, w_sym_ref),
-        "centroid/stress/atom": max_rel(w_cen, w_cen_ref),
     }
+    col = 5
+    # stress/atom = -nktv2p * W  (xx yy zz xy xz yz); centroid adds yx zx zy
+    if want_sym:
+        w_sym = [-float(v) / NKTV2P for r in rows for v in r[col:col + 6]]
+        dev["stress/atom"] = max_rel(w_sym, [a["w"][c] for a in atoms for c in sym_idx])
+        col += 6
+    if want_cen:
+        w_cen = [-float(v) / NKTV2P for r in rows for v in r[col:col + 9]]
+        dev["centroid/stress/atom"] = max_rel(w_cen, [a["w"][c] for a in atoms for c in cen_idx])
+        vel = [[float(v) for v in r[col + 9:col + 12]] for r in rows]
+        # heat/flux: total - convective = sum_i W_i v_i with the centroid virial W_i[a][b] (row-major)
+        jv = [vals[9 + a] - vals[12 + a] for a in range(3)]
+        jv_ref = [sum(at["w"][3 * a + b] * v[b] for at, v in zip(atoms, vel) for b in range(3)) for a in range(3)]
+        dev["heat/flux virial"] = max_rel(jv, jv_ref)
     return dev
 
 
@@ -131,6 +159,7 @@ def main():
     ap.add_argument("--run-style", default="")
     ap.add_argument("--tol", type=float, default=1e-10)
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
+    ap.add_argument("--computes", default="both", choices=["both", "centroid", "stress"])
     args = ap.parse_args()
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:

@@ -57,12 +57,12 @@ fix learn all nep/train every {every} buffer {buffer} model si.nep.txt input nep
 {extra_after}"""
 
 
-def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=()):
+def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=(), env_extra=None):
     open(os.path.join(d, name), "w").write(text)
     cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"] + list(lmp_args)
     if np > 1:
         cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1", **(env_extra or {}))
     p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout, env=env)
     log = open(os.path.join(d, name + ".log")).read() if os.path.exists(os.path.join(d, name + ".log")) else ""
     if expect_ok and p.returncode != 0:
@@ -189,6 +189,20 @@ text = deck(fix_args="deploy yes", steps=40, buffer="si2.h5").replace(
 p, log = run(d2, text, name="in.deploy")
 n_dep = len(re.findall(r"deployed round \d+ model into 1 nep pair style", log))
 check(p.returncode == 0 and n_dep >= 1, f"deploy yes pushes each round's model into nep/gpu under hybrid/scaled ({n_dep} deployments)")
+# a model swap that fails (NEP_FAULT: the evaluator's allocation for the new model throws, call 2;
+# call 1 is pair_coeff) keeps the previous model and warns; the run goes on
+p, log = run(d2, text, name="in.deploy_fail", env_extra={"NEP_FAULT": "pair:create_core:2"}, expect_ok=False)
+n_skip = log.count("deploy skipped for a nep pair style")
+check(p.returncode == 0 and n_skip == 1 and "std::bad_alloc" in log,
+      f"a failed model swap keeps the previous model with a warning and the run continues ({n_skip} skipped)")
+# ... and when restoring the previous model fails too, the pair style stops the run with the reason
+# at its next force call (nep/gpu alone here: hybrid/scaled skips a sub-style whose weight is 0)
+self_deck = deck(fix_args="deploy yes", steps=40, buffer="si_self.h5").replace(
+    "pair_style sw\npair_coeff * * Si.sw Si", "pair_style nep/gpu\npair_coeff * * start.nep.txt Si")
+p, log = run(d2, self_deck + "run 10\n", name="in.deploy_fail2",
+             env_extra={"NEP_FAULT": "pair:create_core:2,pair:create_core:3"}, expect_ok=False)
+check(p.returncode != 0 and "has no usable model: the model swap failed" in log and "terminate called" not in log,
+      "a failed swap whose rollback fails too stops the run with a clear error (no std::terminate)")
 
 # ---- selection: with a start model every sampled frame is first scored on it; select error X keeps
 # only frames whose force RMSE exceeds X (eV/A)
@@ -278,7 +292,7 @@ env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1", PMIX_MCA_
 p = subprocess.run([args.lmp, "-in", "in.full", "-log", "none"], cwd=fd, env=env, capture_output=True, text=True,
                    timeout=300, preexec_fn=file_size_limit(1000000))
 out = p.stdout + p.stderr
-msg = re.search(r"fix nep/train: step \d+: \S*si.h5: HDF5 error [^(]*\(File too large\); the frames written before this one are intact", out)
+msg = re.search(r"fix nep/train: step \d+: \S*si.h5: no room for the next frame \(File too large\); the frames written before this one are intact", out)
 check(p.returncode > 0 and msg is not None, f"disk full: run stops with a clear error (exit {p.returncode}: {msg.group(0) if msg else out[-300:]})")
 try:
     kept, whole = read_buffer(fd), read_buffer(ref)
