@@ -35,9 +35,16 @@ cd "$here"
 phase "training on the fly ($rounds; each round is listed as it ends; log: $out/train.log)"
 "$LMP" -in in.train -var out "$out" -var sw "$sw" "${train_vars[@]}" -log "$out/train.log" -screen none &
 lmp=$!
-# the fix's round lines while LAMMPS runs (tail stops when LAMMPS exits)
-tail -s 1 -n +1 -F --pid=$lmp "$out/train.log" 2>/dev/null | grep --line-buffered -E "^fix nep/train: round [0-9]+ done" |
-  while read -r line; do phase "  ${line#fix nep/train: }"; done &
+# each round as it ends, from the fix's history file (flushed per line; the LAMMPS log is buffered);
+# tail stops when LAMMPS exits
+tail -s 1 -n +1 -F --pid=$lmp "$out/si.nep.txt.history.jsonl" 2>/dev/null | python3 -u -c 'import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("event") == "round":
+        print("round %d done at step %d: %d frames; train F %.1f, held-out F %.1f meV/A; %.1f s training, MD waited %.1f s"
+              % (e["round"], e["step"], e["frames"], e["train_rmse_f_meV_per_A"], e["heldout_rmse_f_meV_per_A"],
+                 e["train_seconds"], e["md_wait_seconds"]), flush=True)' |
+  while read -r line; do phase "  $line"; done &
 wait $lmp || { phase "training failed (log: $out/train.log)"; exit 1; }
 wait
 grep -E "^TRAIN" "$out/train.log" | tail -n 1

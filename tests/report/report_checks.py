@@ -9,6 +9,8 @@ this script recomputes itself from the folder's files:
   --case fix        a fix nep/train history (restart, repeated round, teacher/check events) with the
                     otf-si example's rdf, NVE log and held-out predictions; and one without teacher events
   --case errors     bad files are named with file:line, and nep-report exits 1
+  --case example    the report examples/otf-si/run.sh wrote into --folder: the fix's history, RDF,
+                    NVE and held-out panels, buffer and round numbers equal to its history file
 Runs with any Python 3 (no numpy): the metrics here are the test's own."""
 import argparse
 import json
@@ -27,10 +29,11 @@ from report_test_lib import (check, check_figures_present, check_parity, close_t
                              manifest, rmse, rows, run_report)
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--case", required=True, choices=("gpumd", "nep-train", "fix", "errors"))
+ap.add_argument("--case", required=True, choices=("gpumd", "nep-train", "fix", "errors", "example"))
 ap.add_argument("--report", required=True, help="the nep-report launcher")
 ap.add_argument("--data", required=True, help="tests/data")
 ap.add_argument("--train", help="nep-train (case nep-train)")
+ap.add_argument("--folder", help="run.sh's OUTDIR (case example)")
 args = ap.parse_args()
 EFV = os.path.join(args.data, "train/PbTe_gpumd-example_25frames_PbTe_NEP4-NEP_CPU-double-labels_EFV_train.xyz")
 EF = os.path.join(args.data, "train/PbTe_gpumd-example_25frames_EF_train.xyz")
@@ -175,7 +178,7 @@ def case_fix(tmp):
     f_note = figs["fix_rmse.png"]["force (meV/Å)"]
     for short, key in (("train", "train_rmse_f_meV_per_A"), ("held-out", "heldout_rmse_f_meV_per_A"),
                        ("new", "fresh_rmse_f_meV_per_A")):
-        m = re.search(rf"\b{short} (\S+?)(,|$)", f_note)
+        m = re.search(rf"\b{short} ([0-9.eE+-]+)", f_note)
         check(m is not None and close_to_printed(m.group(1), last[key]), f"RMSE panel: last {short} force RMSE in {f_note!r}")
     t = re.search(r"(\d+) rounds: training (\S+) s, MD waiting (\S+) s", figs["fix_timing.png"]["timing"])
     check(t is not None and int(t.group(1)) == len(r) and close_to_printed(t.group(2), sum(e["train_seconds"] for e in r))
@@ -248,9 +251,34 @@ def case_errors(tmp):
     expect(d, r"nothing to report", "an empty folder")
 
 
+def case_example(tmp):
+    d = args.folder
+    out = os.path.join(d, "report")
+    histories = [p for p in os.listdir(d) if p.endswith("history.jsonl")]
+    check("si.nep.txt.history.jsonl" in histories, f"the fix wrote its history ({histories})")
+    if "si.nep.txt.history.jsonl" not in histories:
+        return
+    events = [json.loads(l) for l in open(os.path.join(d, "si.nep.txt.history.jsonl")) if l.strip()]
+    rounds = {}
+    for e in events:
+        if e["event"] == "round":
+            rounds[e["round"]] = e
+    last = rounds[max(rounds)]
+    man = manifest(out)
+    figs = check_figures_present(out, man, ["fix_buffer.png", "fix_rmse.png", "fix_timing.png", "rdf.png",
+                                            "nve_energy.png", "heldout_parity_energy.png", "heldout_parity_force.png"])
+    check(figs["fix_buffer.png"]["buffer"] == f"after round {last['round']}: {last['frames']} frames "
+          f"({last['n_train']} training, {last['n_heldout']} held out)", f"buffer panel from the history: {figs['fix_buffer.png']}")
+    m = re.search(r"\btrain ([0-9.eE+-]+)", figs["fix_rmse.png"]["force (meV/Å)"])
+    check(m is not None and close_to_printed(m.group(1), last["train_rmse_f_meV_per_A"]),
+          f"RMSE panel: last training force RMSE {m and m.group(1)} == history {last['train_rmse_f_meV_per_A']}")
+    check(not any("unused" in s["title"] for s in man["sections"]), "in.test's buffering-only history is left out")
+
+
 tmp = tempfile.mkdtemp(prefix="nep_report_checks_")
 try:
-    {"gpumd": case_gpumd, "nep-train": case_nep_train, "fix": case_fix, "errors": case_errors}[args.case](tmp)
+    {"gpumd": case_gpumd, "nep-train": case_nep_train, "fix": case_fix, "errors": case_errors,
+     "example": case_example}[args.case](tmp)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 finish()

@@ -107,7 +107,9 @@ def extras_section(folder, outdir, progress):
                 data = json.load(f)
         except json.JSONDecodeError as e:
             raise ReportError(summary, f"not JSON ({e.msg})", e.lineno) from None
-        s.tables.append(("summary.json", [(k, v) for k, v in data.items() if not isinstance(v, (dict, list))]))
+        from .metrics import number
+        s.tables.append(("summary.json", [(k, number(v) if isinstance(v, float) else v) for k, v in data.items()
+                                          if not isinstance(v, (dict, list))]))
     return s if s.figures or s.tables else None
 
 

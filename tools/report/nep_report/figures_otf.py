@@ -2,6 +2,7 @@
 round, training and MD-waiting time per round; with active learning, teacher calls over time and
 predicted deviation against true error."""
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from . import metrics, plotting
 from .history import column
@@ -24,6 +25,7 @@ def buffer_size(h, outdir, prefix):
     ax.plot(step, column(r, "n_train"), "s-", color=TRAIN, ms=3, label="training frames")
     ax.plot(step, column(r, "n_heldout"), "^-", color=TEST, ms=3, label="held-out frames")
     _restarts(ax, h)
+    ax.xaxis.set_major_locator(MaxNLocator(5))
     ax.set_xlabel("MD step")
     ax.set_ylabel("frames")
     ax.legend(loc="upper left")
@@ -54,22 +56,26 @@ def rmse_per_round(h, outdir, prefix):
     fig, axes = plotting.new(ncols=len(panels), width=3.3)
     notes = {}
     reverted = [bool(e.get("reverted")) for e in r]
-    for ax, (title, lines) in zip(axes[0], panels):
+    legend_panel = max(range(len(panels)), key=lambda k: len(panels[k][1]))  # one legend: the fullest panel
+    for k, (ax, (title, lines)) in enumerate(zip(axes[0], panels)):
         text = []
         for label, short, key, colour, marker in lines:
             y = np.array(column(r, key, 0.0))
             ok = y > 0   # 0 = not measured (no held-out frames yet, no new frames)
             ax.plot(np.array(rounds)[ok], y[ok], marker + "-", color=colour, ms=3, label=label)
-            last = [v for v, k in zip(y, ok) if k]
-            if last:
-                text.append(f"{short} {metrics.number(last[-1])}")
+            measured = [(rk, v) for rk, v, m in zip(rounds, y, ok) if m]
+            if measured:
+                rk, v = measured[-1]
+                text.append(f"{short} {metrics.number(v)}" + (f" (round {rk})" if rk != rounds[-1] else ""))
         bad = [k for k, rv in enumerate(reverted) if rv]
         if bad:
             ax.plot([rounds[k] for k in bad], [0] * len(bad), "x", color="k", transform=ax.get_xaxis_transform(),
                     clip_on=False, label="reverted")
         plotting.log_y(ax)
         ax.set_xlabel("round")
-        ax.legend(loc="best")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if k == legend_panel:
+            ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), ncol=2)
         notes[title] = f"round {rounds[-1]}: " + ", ".join(text)
         plotting.title_with_note(ax, f"RMSE, {title}", notes[title])
     caption = ("RMSE of the model after each round on its training frames and on the held-out frames "
