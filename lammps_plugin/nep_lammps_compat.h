@@ -34,6 +34,21 @@ inline void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair, int
 #endif
 }
 
+// a perpetual full neighbour list (built whenever LAMMPS re-neighbours) for a fix, from its init()
+inline void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Fix *fix, int instance)
+{
+#if NEP_LAMMPS_REQUEST_API
+  (void) instance;
+  lmp->neighbor->add_request(fix, LAMMPS_NS::NeighConst::REQ_FULL);
+#else
+  const int irequest = lmp->neighbor->request(fix, instance);
+  lmp->neighbor->requests[irequest]->pair = 0;
+  lmp->neighbor->requests[irequest]->fix = 1;
+  lmp->neighbor->requests[irequest]->half = 0;
+  lmp->neighbor->requests[irequest]->full = 1;
+#endif
+}
+
 // a KOKKOS-package style's request (already made by request_full_list): a Kokkos full list on the
 // host or the device side
 inline void set_kokkos_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair, bool host, bool device)

@@ -4,6 +4,7 @@
 
 namespace LAMMPS_NS {
 class LAMMPS;
+class Fix;
 }
 
 #include <string>
