@@ -53,9 +53,12 @@ phase "held-out teacher frames ($test_time; log: $out/test.log)"
 nep-frames "$out/test.h5" "$out/test.xyz" >/dev/null
 nep-predict "$out/si.nep.txt" "$out/test.xyz" "$out/test_pred.xyz" --threads 2 >/dev/null
 phase "teacher and student MD on the 1500 K liquid ($cmp_time; logs: $out/compare_*.log)"
+# on LAMMPS's KOKKOS package (2 threads) when this LAMMPS has it, else the plain styles
+packages=$("$LMP" -h | sed -n '/^Installed packages:/,/^List of individual style options/p')
+kk=(); case $packages in *KOKKOS*) kk=(-k on t 2 -sf kk) ;; esac
 for who in teacher student; do
   nve=(); [ $who = teacher ] && nve=(-var nve 0)
-  OMP_NUM_THREADS=2 "$LMP" -k on t 2 -sf kk -in in.compare -var who $who -var out "$out" -var sw "$sw" "${cmp_vars[@]}" \
+  OMP_NUM_THREADS=2 "$LMP" "${kk[@]}" -in in.compare -var who $who -var out "$out" -var sw "$sw" "${cmp_vars[@]}" \
     "${nve[@]}" -log "$out/compare_$who.log" -screen none
 done
 end=$(date +%s.%N)

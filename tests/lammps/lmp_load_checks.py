@@ -2,18 +2,24 @@
 """What a user sees when the plugin cannot work in the LAMMPS at hand:
 - nep/kk (when the plugin has the KOKKOS styles) in a LAMMPS started without -k on: an error that
   says to start LAMMPS with -k on (not Kokkos's "uninitialized execution space" abort);
+- with --plugin-path MODEL (LAMMPS >= 4May2022): a deck without `plugin load` finds the styles through
+  LAMMPS_PLUGIN_PATH (LAMMPS loads every *plugin.so of those folders at start-up) and gives the
+  same energy as the deck that loads the plugin itself;
 - with --other-lmp: the plugin loaded into a LAMMPS of another release registers no style. Either
   the plugin says so, naming both versions (--expect-warning requires this), or that LAMMPS cannot
   resolve the plugin's symbols and LAMMPS reports the failed load; a deck using pair_style nep then
   stops at LAMMPS's unknown-style error.
 
-usage: lmp_load_checks.py --lmp LMP --plugin SO [--other-lmp LMP2 --other-libdir DIR [--expect-warning]]
+usage: lmp_load_checks.py --lmp LMP --plugin SO [--plugin-path MODEL]
+                          [--other-lmp LMP2 --other-libdir DIR [--expect-warning]]
+(MODEL: a Si nep.txt)
 (--other-libdir: the other LAMMPS's lib/, put first on LD_LIBRARY_PATH for its runs)
 Prints one line per check and 'N passed, M failed'.
 """
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,11 +37,13 @@ pair_style {style}
 """
 
 
-def run(lmp, deck, libdir=None):
+def run(lmp, deck, libdir=None, env_extra=None):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "in.load")
         open(path, "w").write(deck)
         env = dict(os.environ, OMP_NUM_THREADS="1")
+        env.pop("LAMMPS_PLUGIN_PATH", None)
+        env.update(env_extra or {})
         if libdir:
             env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
         p = subprocess.run([lmp, "-in", path, "-log", "none"], capture_output=True, text=True, env=env,
@@ -56,6 +64,24 @@ def check_kk_without_kokkos():
     assert rc != 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
     assert "uninitialized execution space" not in out, out[-1500:]
     return "pair_style nep/kk without -k on: %s" % want
+
+
+def check_plugin_path():
+    if not ARGS.plugin_path:
+        return "skipped: no --plugin-path"
+    energy = "pair_coeff * * %s Si\nrun 0\nprint \"PE $(pe:%%.15g)\"\n" % os.path.abspath(ARGS.plugin_path)
+    deck = DECK.format(plugin=ARGS.plugin, style="nep") + energy
+    rc, out = run(ARGS.lmp, deck)
+    loaded = re.search(r"^PE (\S+)$", out, re.M)
+    assert rc == 0 and loaded, "deck with plugin load: exit %d:\n%s" % (rc, out[-1500:])
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(ARGS.plugin, os.path.join(folder, "nepplugin.so"))
+        rc, out = run(ARGS.lmp, "\n".join(deck.splitlines()[1:]) + "\n", env_extra={"LAMMPS_PLUGIN_PATH": folder})
+    found = re.search(r"^PE (\S+)$", out, re.M)
+    assert rc == 0 and found, "deck without plugin load, LAMMPS_PLUGIN_PATH=%s: exit %d:\n%s" % (folder, rc, out[-1500:])
+    assert re.search(r"Loaded 1 plugins from ", out), out[-1500:]
+    assert float(found.group(1)) == float(loaded.group(1)) and float(found.group(1)) < 0, (found.group(1), loaded.group(1))
+    return "pair_style nep from LAMMPS_PLUGIN_PATH: PE %s eV (the same with plugin load)" % found.group(1)
 
 
 def check_other_lammps():
@@ -79,12 +105,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lmp", required=True)
     ap.add_argument("--plugin", required=True)
+    ap.add_argument("--plugin-path", default="")
     ap.add_argument("--other-lmp", default="")
     ap.add_argument("--other-libdir", default="")
     ap.add_argument("--expect-warning", action="store_true")
     ARGS = ap.parse_args()
     ARGS.plugin = os.path.abspath(ARGS.plugin)
-    return lmp_common.run_checks((check_kk_without_kokkos, check_other_lammps))
+    return lmp_common.run_checks((check_kk_without_kokkos, check_plugin_path, check_other_lammps))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# cmake --install of a build tree, then what a user of the install does, with the install alone:
+#   - bin/nep-predict (no LD_LIBRARY_PATH: its RUNPATH finds Kokkos) on a diamond Si cell;
+#   - a project of its own (tests/install/consumer) configured with find_package(lammps_nep) from
+#     the install only, built, run: the same energy per atom as nep-predict's, to 1e-10 relative;
+#   - with --lmp: LAMMPS with the installed nepplugin.so, on LD_LIBRARY_PATH only LAMMPS's lib/: a deck
+#     without plugin load through LAMMPS_PLUGIN_PATH (LAMMPS >= 4May2022, --plugin-path-works), else
+#     with plugin load; the same energy per atom.
+# usage: install_checks.sh BUILD_DIR WORK_DIR MODEL [--lmp LMP [--plugin-path-works]]
+set -euo pipefail
+build=$1 work=$2 model=$3
+shift 3
+lmp="" plugin_path=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --lmp) lmp=$2; shift ;;
+    --plugin-path-works) plugin_path=1 ;;
+    *) echo "install_checks: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+here=$(cd "$(dirname "$0")" && pwd)
+fail() { echo "FAIL $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" > "$work/install.log" || fail "cmake --install (log: $work/install.log)"
+want=(bin/nep-predict include/nep/calculator.hpp lib/cmake/lammps_nep/lammps_nepConfig.cmake lib/libnep_core.a)
+for program in nep-frames nep-train; do   # those this build has
+  [ -x "$build/$program" ] && want+=("bin/$program")
+done
+[ -f "$build/nepplugin.so" ] && want+=(lib/lammps-nep/plugins/nepplugin.so)
+for f in "${want[@]}"; do
+  [ -e "$prefix/$f" ] || fail "the install has no $f"
+done
+echo "ok   installed: $(cd "$prefix" && find bin lib include -maxdepth 3 -type f | grep -v '^include/nep/' | sort | tr '\n' ' ')"
+
+# 1. nep-predict from the install on a diamond Si cell (8 atoms, a = 5.431 A)
+a=5.431
+{ echo 8; echo "Lattice=\"$a 0 0 0 $a 0 0 0 $a\" Properties=species:S:1:pos:R:3 pbc=\"T T T\""
+  for b in "0 0 0" "0 .5 .5" ".5 0 .5" ".5 .5 0" ".25 .25 .25" ".25 .75 .75" ".75 .25 .75" ".75 .75 .25"; do
+    echo "Si $(echo "$b" | awk -v a=$a '{ printf "%.10f %.10f %.10f", $1 * a, $2 * a, $3 * a }')"
+  done; } > "$work/si.xyz"
+env -u LD_LIBRARY_PATH "$prefix/bin/nep-predict" "$model" "$work/si.xyz" "$work/si_pred.xyz" > "$work/predict.log" 2>&1 ||
+  fail "installed nep-predict: $(tail -n 5 "$work/predict.log")"
+e_predict=$(sed -n 2p "$work/si_pred.xyz" | grep -o 'energy=[^ ]*' | cut -d= -f2)
+e_predict=$(awk -v e="$e_predict" 'BEGIN { printf "%.12f", e / 8 }')
+echo "ok   installed nep-predict: $e_predict eV/atom"
+
+same() {  # WHAT VALUE: VALUE equals nep-predict's energy per atom to 1e-10 relative
+  awk -v x="$2" -v r="$e_predict" 'BEGIN { d = x - r; if (d < 0) d = -d; exit !(r < 0 && d <= 1e-10 * -r) }' ||
+    fail "$1: $2 eV/atom, nep-predict $e_predict"
+  echo "ok   $1: $2 eV/atom"
+}
+
+# 2. a consumer project against the install alone (Kokkos_DIR comes from the package)
+if ! { env -u Kokkos_DIR cmake -S "$here/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" &&
+       cmake --build "$work/consumer"; } > "$work/consumer.log" 2>&1; then
+  fail "consumer project: $(tail -n 20 "$work/consumer.log")"
+fi
+grep -o "lammps_nep: trainer.*" "$work/consumer.log" | head -n 1
+out=$(env -u LD_LIBRARY_PATH "$work/consumer/nep_consumer" "$model") || fail "nep_consumer: $out"
+same "consumer project (find_package(lammps_nep), lammps_nep::nep_core)" "$(echo "$out" | awk '/energy per atom/ { print $4 }')"
+
+# 3. LAMMPS with the installed plugin
+if [ -n "$lmp" ]; then
+  plugins=$prefix/lib/lammps-nep/plugins
+  load="plugin load $plugins/nepplugin.so" env_path=()
+  if [ $plugin_path = 1 ]; then load="" env_path=(LAMMPS_PLUGIN_PATH="$plugins"); fi
+  printf '%s\n' "$load" "units metal" "lattice diamond $a" "region b block 0 1 0 1 0 1" "create_box 1 b" \
+    "create_atoms 1 box" "mass 1 28.0855" "pair_style nep" "pair_coeff * * $model Si" "run 0" \
+    'print "PE_PER_ATOM $(pe/atoms:%.12f)"' > "$work/in.si"
+  lmplib=$(cd "$(dirname "$lmp")/../lib" && pwd)
+  out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH LD_LIBRARY_PATH="$lmplib" OMP_NUM_THREADS=1 "${env_path[@]}" \
+        "$lmp" -in in.si -log none 2>&1) || fail "lmp with the installed plugin: $(echo "$out" | tail -n 15)"
+  how="plugin load"; [ $plugin_path = 1 ] && how="LAMMPS_PLUGIN_PATH, no plugin load"
+  same "LAMMPS, installed nepplugin.so ($how)" "$(echo "$out" | awk '/^PE_PER_ATOM/ { print $2 }')"
+fi
+echo "install checks: 0 failed"
