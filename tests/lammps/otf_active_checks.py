@@ -18,7 +18,7 @@
 - bad input gets clear messages."""
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
-from otf_common import SI_SW
+from otf_common import SI_SW, thermo_rows
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -115,22 +115,6 @@ def newdir(tag):
     if os.path.exists(BOX_FILE):
         shutil.copy(BOX_FILE, os.path.join(d, "box.data"))
     return d
-
-
-def thermo_rows(log):
-    rows, keys, on = [], None, False
-    for line in log.splitlines():
-        if line.startswith("Step"):
-            on, keys = True, line.split()
-            continue
-        if on:
-            if line.startswith("Loop time"):
-                on = False
-                continue
-            parts = line.split()
-            if len(parts) == len(keys) and re.match(r"^-?\d", parts[0]):
-                rows.append(dict(zip(keys, [float(x) for x in parts])))
-    return rows
 
 
 def history(d):

@@ -14,7 +14,7 @@
 import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
 
 import lmp_common
-from otf_common import SI_SW, numbers, si_box
+from otf_common import SI_SW, numbers, si_box, thermo_rows
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -98,22 +98,6 @@ def read_buffer(d, name="si.h5"):
         out.append(dict(energy=energy, virial=virial, pos=pos, force=frc))
         i += n + 2
     return out
-
-
-def thermo_rows(log):
-    rows, on = [], False
-    for line in log.splitlines():
-        if line.split()[:1] == ["Step"]:  # LAMMPS >= 2022 indents the thermo header
-            on, keys = True, line.split()
-            continue
-        if on:
-            if line.startswith("Loop time"):
-                on = False
-                continue
-            parts = line.split()
-            if len(parts) == len(keys) and re.match(r"^-?\d", parts[0]):  # skip messages between rows
-                rows.append(dict(zip(keys, [float(x) for x in parts])))
-    return rows
 
 
 def rel(a, b):

@@ -1,5 +1,6 @@
 """Shared by the fix nep/train test scripts: the Stillinger-Weber teacher, the 64-atom Si box, number
-extraction."""
+extraction, thermo rows of a LAMMPS log."""
+import re
 
 # Stillinger-Weber silicon (Stillinger & Weber, PRB 31, 5262 (1985)), in LAMMPS's sw format
 SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
@@ -22,3 +23,20 @@ def numbers(text):
         except ValueError:
             pass
     return out
+
+
+def thermo_rows(log):
+    """The thermo rows of a LAMMPS log text, each a dict keyed by its header's column names."""
+    rows, keys, on = [], None, False
+    for line in log.splitlines():
+        if line.split()[:1] == ["Step"]:  # LAMMPS >= 2022 indents the thermo header
+            on, keys = True, line.split()
+            continue
+        if on:
+            if line.startswith("Loop time"):
+                on = False
+                continue
+            parts = line.split()
+            if len(parts) == len(keys) and re.match(r"^-?\d", parts[0]):  # skip messages between rows
+                rows.append(dict(zip(keys, [float(x) for x in parts])))
+    return rows
