@@ -54,7 +54,7 @@ if(NOT NEP_CORE_LIBRARY)   # (a prebuilt core is not this build's to install)
   # the Kokkos the core was built with: the consumer's find_dependency(Kokkos) starts there
   set(NEP_CONFIG_KOKKOS_DIR ${Kokkos_DIR})
   configure_package_config_file(cmake/lammps_nepConfig.cmake.in ${PROJECT_BINARY_DIR}/lammps_nepConfig.cmake
-                                INSTALL_DESTINATION ${NEP_INSTALL_CMAKEDIR})
+                                INSTALL_DESTINATION ${NEP_INSTALL_CMAKEDIR} PATH_VARS NEP_INSTALL_PLUGINDIR)
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/lammps_nepConfigVersion.cmake
                                    COMPATIBILITY SameMinorVersion)
   install(FILES ${PROJECT_BINARY_DIR}/lammps_nepConfig.cmake ${PROJECT_BINARY_DIR}/lammps_nepConfigVersion.cmake

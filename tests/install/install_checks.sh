@@ -3,9 +3,10 @@
 #   - bin/nep-predict (no LD_LIBRARY_PATH: its RUNPATH finds Kokkos) on a diamond Si cell;
 #   - a project of its own (tests/install/consumer) configured with find_package(lammps_nep) from
 #     the install only, built, run: the same energy per atom as nep-predict's, to 1e-10 relative;
-#   - with --lmp: LAMMPS with the installed nepplugin.so, on LD_LIBRARY_PATH only LAMMPS's lib/: a deck
-#     without plugin load through LAMMPS_PLUGIN_PATH (LAMMPS >= 4May2022, --plugin-path-works), else
-#     with plugin load; the same energy per atom.
+#   - the installed programs and plugin find every library they need without LD_LIBRARY_PATH (ldd);
+#   - with --lmp: LAMMPS with the installed nepplugin.so: a deck without plugin load through
+#     LAMMPS_PLUGIN_PATH (LAMMPS >= 4May2022, --plugin-path-works), else with plugin load; the same
+#     energy per atom.
 # usage: install_checks.sh BUILD_DIR WORK_DIR MODEL [--lmp LMP [--plugin-path-works]]
 set -euo pipefail
 build=$1 work=$2 model=$3
@@ -34,6 +35,17 @@ for f in "${want[@]}"; do
 done
 echo "ok   installed: $(cd "$prefix" && find bin lib include -maxdepth 3 -type f | grep -v '^include/nep/' | sort | tr '\n' ' ')"
 
+for f in "${want[@]}"; do
+  case $f in bin/nep-report|include/*|lib/cmake/*|*.a) continue ;; esac
+  # its own (NEEDED) libraries; those of liblammps are LAMMPS's to find, and loaded before the plugin
+  needed=$(readelf -d "$prefix/$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+  for lib in $needed; do
+    ! env -u LD_LIBRARY_PATH ldd "$prefix/$f" | grep -q "^[[:space:]]*$lib => not found" ||
+      fail "installed $f does not find $lib without LD_LIBRARY_PATH"
+  done
+done
+echo "ok   installed programs and plugin find their libraries without LD_LIBRARY_PATH (RUNPATH)"
+
 # 1. nep-predict from the install on a diamond Si cell (8 atoms, a = 5.431 A)
 a=5.431
 { echo 8; echo "Lattice=\"$a 0 0 0 $a 0 0 0 $a\" Properties=species:S:1:pos:R:3 pbc=\"T T T\""
@@ -57,7 +69,7 @@ if ! { env -u Kokkos_DIR cmake -S "$here/consumer" -B "$work/consumer" -G Ninja 
        cmake --build "$work/consumer"; } > "$work/consumer.log" 2>&1; then
   fail "consumer project: $(tail -n 20 "$work/consumer.log")"
 fi
-grep -o "lammps_nep: trainer.*" "$work/consumer.log" | head -n 1
+sed -n "s/^-- lammps_nep: /ok   consumer project configured: /p" "$work/consumer.log"
 out=$(env -u LD_LIBRARY_PATH "$work/consumer/nep_consumer" "$model") || fail "nep_consumer: $out"
 same "consumer project (find_package(lammps_nep), lammps_nep::nep_core)" "$(echo "$out" | awk '/energy per atom/ { print $4 }')"
 
@@ -69,8 +81,7 @@ if [ -n "$lmp" ]; then
   printf '%s\n' "$load" "units metal" "lattice diamond $a" "region b block 0 1 0 1 0 1" "create_box 1 b" \
     "create_atoms 1 box" "mass 1 28.0855" "pair_style nep" "pair_coeff * * $model Si" "run 0" \
     'print "PE_PER_ATOM $(pe/atoms:%.12f)"' > "$work/in.si"
-  lmplib=$(cd "$(dirname "$lmp")/../lib" && pwd)
-  out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH LD_LIBRARY_PATH="$lmplib" OMP_NUM_THREADS=1 "${env_path[@]}" \
+  out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH OMP_NUM_THREADS=1 "${env_path[@]}" \
         "$lmp" -in in.si -log none 2>&1) || fail "lmp with the installed plugin: $(echo "$out" | tail -n 15)"
   how="plugin load"; [ $plugin_path = 1 ] && how="LAMMPS_PLUGIN_PATH, no plugin load"
   same "LAMMPS, installed nepplugin.so ($how)" "$(echo "$out" | awk '/^PE_PER_ATOM/ { print $2 }')"
