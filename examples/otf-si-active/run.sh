@@ -4,7 +4,7 @@
 # Usage: examples/otf-si-active/run.sh OUTDIR   (after tools/test.sh or tools/quickstart.sh built things)
 # Leaves OUTDIR/si.nep.txt (the model that drove the MD at the end), OUTDIR/si.h5 (the teacher's
 # frames), OUTDIR/history.jsonl (every check, teacher call and round), OUTDIR/summary.json.
-# Short variant for tests: OTF_SI_ACTIVE_QUICK=1.
+# Short variant for tests: OTF_SI_ACTIVE_QUICK=1; other settings: OTF_SI_ACTIVE_VARS="-var NAME VALUE ...".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "${1:?usage: run.sh OUTDIR}" && cd "$1" && pwd)
@@ -22,6 +22,9 @@ if [ "${OTF_SI_ACTIVE_QUICK:-0}" = 1 ]; then
 else
   act_vars=() test_vars=()
 fi
+# extra `-var NAME VALUE` pairs for in.active (e.g. OTF_SI_ACTIVE_VARS="-var gap 60 -var hi 3.0")
+read -r -a extra <<< "${OTF_SI_ACTIVE_VARS:-}"
+act_vars+=("${extra[@]}")
 rm -f "$out"/si.h5 "$out"/test.h5 "$out"/history.jsonl
 start=$(date +%s.%N)
 cd "$here"

@@ -78,7 +78,7 @@ compute tpe all pair sw
 compute spe all pair nep/gpu
 fix nvt all nvt temp 1000 1000 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 audit 0.1 threads {threads} keep_rounds yes {fix_extra}
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1 threads {threads} keep_rounds yes {fix_extra}
 thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14]
 thermo_modify format float %.17g
 thermo 1
@@ -376,7 +376,7 @@ pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 2500 2500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 audit 0.1
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1
 run 200
 run 40
 """
