@@ -38,3 +38,6 @@ cd "$here/../otf-si"
 nep-frames "$out/test.h5" "$out/test.xyz" >/dev/null
 nep-predict "$out/si.nep.txt" "$out/test.xyz" "$out/test_pred.xyz" --threads 2 >/dev/null
 python3 "$here/summary.py" "$out" "$(echo "$active_end - $start" | bc)"
+echo "otf-si-active: report (nep-report $out -o $out/report)"
+nep-report "$out" -o "$out/report" > "$out/report.log" 2>&1 || { echo "run.sh: nep-report failed (log: $out/report.log)" >&2; exit 1; }
+echo "otf-si-active: $out/report/report.html"
