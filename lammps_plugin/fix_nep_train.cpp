@@ -76,7 +76,7 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   bool history_set = false;
   created_at = MPI_Wtime();
   const std::string usage =
-      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] "
+      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] [min_updates U] "
       "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
       "[elements El1 ... ElN] [history FILE|none] [keep_rounds yes|no] [mode passive|active] [teacher STYLE] [committee M] "
       "[threshold LO HI [true]] [gap G] [budget B|none] [audit P] [adopt_after N [M]] [first_round K] [fmax F]";
@@ -122,6 +122,11 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
     } else if (key == "epochs") {
       need(1);
       epochs = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "min_updates") {
+      need(1);
+      min_updates = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      if (min_updates < 0) error->all(FLERR, "fix nep/train: min_updates must be >= 0");
       iarg += 2;
     } else if (key == "capacity") {
       need(1);
@@ -687,6 +692,7 @@ void FixNEPTrain::start_round()
         if (in.has_start) in.start = *impl->model;
         in.round = static_cast<uint64_t>(rounds) + 1;
         in.epochs = epochs;
+        in.min_updates = min_updates;
         in.threads = threads;
         if (act) {    // the committee: members warm-start from their previous models (or the start model)
           in.committee = act->members;
