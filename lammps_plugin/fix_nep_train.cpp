@@ -729,6 +729,7 @@ void FixNEPTrain::adopt_round()
       for (size_t k = 0; k < r.members.size(); ++k) {
         member_texts.push_back(nep::format_model(r.members[k]));
         nep::write_model(r.members[k], fmt::format("{}.member{}", model_path, k + 1));
+        if (keep_rounds) nep::write_model(r.members[k], fmt::format("{}.round{}.member{}", model_path, rounds + 1, k + 1));
       }
       const double waited_s = MPI_Wtime() - t0;
       if (r.reverted)

@@ -91,6 +91,9 @@ void FixNEPTrain::set_driver(bool teacher)
 void FixNEPTrain::active_setup()
 {
   set_driver(act->teacher_drives || !act->have_committee());
+  // the per-atom deviation (dump, compute reduce) reads 0 until a check step with a committee
+  act->sigma.assign(std::max(atom->nmax, 1), 0.0);
+  vector_atom = act->sigma.data();
 }
 
 // All models of the committee on this rank, from the driving model's text and the members'
@@ -198,6 +201,10 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
                "suppressed them)", step);
   ++act->checks;
   const bool committee = act->have_committee();
+  if (!committee) {    // no committee yet: per-atom deviation 0 (the vector stays valid for dumps)
+    act->sigma.assign(std::max(atom->nmax, 1), 0.0);
+    vector_atom = act->sigma.data();
+  }
   const double sigma = committee ? committee_deviation() : 0.0;
   act->last_sigma = sigma;
   const double k = act->calib_factor;
