@@ -183,6 +183,19 @@ inline void radial_basis_rows(int K, int n, const Real* d, const Real* rcinv, co
   }
 }
 
+// P(z) = sum_k c_k z^k and P'(z) of degree DEG (Horner, as angular_entries) for one vector of lanes
+template <int DEG, class Real>
+inline void poly_lanes(const Real* c, const Real* z, Real* P, Real* dP) {
+  NEP_SIMD
+  for (int l = 0; l < kLanes<Real>; ++l) {
+    Real pv = Real(0), dv = Real(0);
+    for (int k = DEG; k >= 0; --k) pv = pv * z[l] + c[k];
+    for (int k = DEG; k >= 1; --k) dv = dv * z[l] + Real(k) * c[k];
+    P[l] = pv;
+    dP[l] = dv;
+  }
+}
+
 // Y_e(u_p) and dY_e/d(x,y,z) for pairs p < n (a multiple of the lane count) into rows
 // Y[e * ld + p], dY[(c * S + e) * ld + p], and Y transposed, Yt[p * ldt + e]: the arithmetic
 // of angular_entries, lane-wise.
@@ -213,16 +226,16 @@ inline void angular_rows(int lmax, const Real* poly, int n, const Real* ux, cons
       for (int m = 0; m <= L; ++m) {
         const Real* c = poly + (L * (kMaxL + 1) + m) * (kMaxL + 1);
         Real P[W], dP[W];
-        NEP_SIMD
-        for (int l = 0; l < W; ++l) P[l] = dP[l] = Real(0);
-        for (int k = L - m; k >= 0; --k) {
-          NEP_SIMD
-          for (int l = 0; l < W; ++l) P[l] = P[l] * z[l] + c[k];
-        }
-        for (int k = L - m; k >= 1; --k) {
-          const Real ck = Real(k) * c[k];
-          NEP_SIMD
-          for (int l = 0; l < W; ++l) dP[l] = dP[l] * z[l] + ck;
+        switch (L - m) {
+          case 0: poly_lanes<0>(c, z, P, dP); break;
+          case 1: poly_lanes<1>(c, z, P, dP); break;
+          case 2: poly_lanes<2>(c, z, P, dP); break;
+          case 3: poly_lanes<3>(c, z, P, dP); break;
+          case 4: poly_lanes<4>(c, z, P, dP); break;
+          case 5: poly_lanes<5>(c, z, P, dP); break;
+          case 6: poly_lanes<6>(c, z, P, dP); break;
+          case 7: poly_lanes<7>(c, z, P, dP); break;
+          default: poly_lanes<kMaxL>(c, z, P, dP); break;
         }
         if (m == 0) {
           Real* Yr = Y + base * ld + p0;
