@@ -37,6 +37,7 @@
 #include "nep/otf_buffer.hpp"
 #include "nep/otf_round.hpp"
 #include "nep/train_config.hpp"
+#include "fix_nep_train_impl.h"
 #include "nep_plugin_common.h"
 #include "pair_nep.h"
 
@@ -67,32 +68,6 @@ std::string bcast_string(std::string s, MPI_Comm world)
 }
 }    // namespace
 
-// rank 0 only
-struct FixNEPTrain::Impl {
-  nep::TrainConfig cfg;
-  std::unique_ptr<nep::OtfBuffer> buffer;
-  nep::OtfWorker worker;
-  std::unique_ptr<nep::Model> model;          // latest adopted (or start) model
-  std::unique_ptr<nep::Calculator> calc;      // that model, for selection and fresh-frame errors
-  std::vector<int> model_type;                // LAMMPS type -> model type index
-  bigint round_started_step = 0;
-
-  void set_model(const nep::Model &m, const std::vector<std::string> &type_elements)
-  {
-    model = std::make_unique<nep::Model>(m);
-    calc.reset();
-    model_type.assign(type_elements.size() + 1, -1);
-    for (size_t t = 0; t < type_elements.size(); ++t)
-      for (int k = 0; k < m.num_types(); ++k)
-        if (m.elements[k] == type_elements[t]) model_type[t + 1] = k;
-    for (size_t t = 0; t < type_elements.size(); ++t)
-      if (model_type[t + 1] < 0) throw nep::Error("element " + type_elements[t] + " is not in the model");
-    // the host backend (OpenMP, else Serial): safe beside the training thread, whose Serial
-    // kernels share no Kokkos state with it (evaluator_impl.hpp, reduce_stage)
-    calc = std::make_unique<nep::Calculator>(*model, nep::Precision::Double, nep::Backend::Host);
-  }
-};
-
 /* ---------------------------------------------------------------------- */
 
 FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg), impl(new Impl)
@@ -102,7 +77,11 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   const std::string usage =
       "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] "
       "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
-      "[elements El1 ... ElN] [history FILE|none]";
+      "[elements El1 ... ElN] [history FILE|none] [keep_rounds yes|no] [mode passive|active] [teacher STYLE] [committee M] "
+      "[threshold LO HI [true]] [gap G] [budget B|none] [audit P] [adopt_after N] [first_round K] [fmax F]";
+  auto active_settings = std::make_unique<Active>();
+  bool active_mode = false;
+  std::string active_key;    // an active-mode keyword given (error in passive mode)
   if (igroup != 0) error->all(FLERR, "fix nep/train must use group all");
   nep_lmp::check_units(lmp, "fix nep/train");
   int iarg = 3;
@@ -183,6 +162,65 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
       history_path = strcmp(arg[iarg + 1], "none") == 0 ? "" : arg[iarg + 1];
       history_set = true;
       iarg += 2;
+    } else if (key == "keep_rounds") {
+      need(1);
+      if (strcmp(arg[iarg + 1], "yes") == 0) keep_rounds = true;
+      else if (strcmp(arg[iarg + 1], "no") == 0) keep_rounds = false;
+      else error->all(FLERR, "fix nep/train: keep_rounds must be yes or no, not '{}'", arg[iarg + 1]);
+      iarg += 2;
+    } else if (key == "mode") {
+      need(1);
+      if (strcmp(arg[iarg + 1], "active") == 0) active_mode = true;
+      else if (strcmp(arg[iarg + 1], "passive") == 0) active_mode = false;
+      else error->all(FLERR, "fix nep/train: mode must be passive or active, not '{}'", arg[iarg + 1]);
+      iarg += 2;
+    } else if (key == "teacher") {
+      need(1);
+      active_settings->teacher_name = arg[iarg + 1];
+      active_key = key;
+      iarg += 2;
+    } else if (key == "committee") {
+      need(1);
+      active_settings->members = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      if (active_settings->members < 2) error->all(FLERR, "fix nep/train: committee needs at least 2 models");
+      active_key = key;
+      iarg += 2;
+    } else if (key == "threshold") {
+      need(2);
+      active_settings->lo = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+      active_settings->hi = utils::numeric(FLERR, arg[iarg + 2], false, lmp);
+      if (!(active_settings->lo > 0.0 && active_settings->hi > active_settings->lo))
+        error->all(FLERR, "fix nep/train: threshold LO HI needs 0 < LO < HI (eV/Angstrom)");
+      iarg += 3;
+      if (iarg < narg && strcmp(arg[iarg], "true") == 0) {
+        active_settings->true_units = true;
+        ++iarg;
+      }
+      active_key = key;
+    } else if (key == "gap" || key == "adopt_after" || key == "first_round") {
+      need(1);
+      const bigint v = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
+      if (v < 0) error->all(FLERR, "fix nep/train: {} must be >= 0", key);
+      (key == "gap" ? active_settings->gap : key == "adopt_after" ? active_settings->adopt_after
+                                                                  : active_settings->first_round) = v;
+      active_key = key;
+      iarg += 2;
+    } else if (key == "budget") {
+      need(1);
+      active_settings->budget =
+          strcmp(arg[iarg + 1], "none") == 0 ? -1 : utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
+      if (strcmp(arg[iarg + 1], "none") != 0 && active_settings->budget < 0)
+        error->all(FLERR, "fix nep/train: budget must be >= 0 or none");
+      active_key = key;
+      iarg += 2;
+    } else if (key == "audit" || key == "fmax") {
+      need(1);
+      const double v = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+      if (key == "audit" && !(v >= 0.0 && v <= 1.0)) error->all(FLERR, "fix nep/train: audit P needs 0 <= P <= 1");
+      if (key == "fmax" && !(v > 0.0)) error->all(FLERR, "fix nep/train: fmax must be positive (eV/Angstrom)");
+      (key == "audit" ? active_settings->audit : active_settings->fmax) = v;
+      active_key = key;
+      iarg += 2;
     } else if (key == "elements") {
       type_elements.clear();
       for (int t = 0; t < atom->ntypes; ++t) {
@@ -199,6 +237,17 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
                    std::make_pair("input", &input_path)})
     if (req.second->empty()) error->all(FLERR, "fix nep/train: keyword '{}' is required. Usage: {}", req.first, usage);
   if (!history_set) history_path = model_path + ".history.jsonl";
+  if (active_mode) {
+    if (active_settings->teacher_name.empty())
+      error->all(FLERR, "fix nep/train: mode active needs 'teacher STYLE' (the teacher sub-style of pair_style "
+                        "hybrid/overlay). Usage: {}", usage);
+    if (select_threshold >= 0.0) error->all(FLERR, "fix nep/train: mode active selects by the committee; drop 'select'");
+    act = std::move(active_settings);
+    if (act->adopt_after == 0) act->adopt_after = 10 * static_cast<bigint>(every);
+    deploy = true;    // the student must be the latest model
+  } else if (!active_key.empty()) {
+    error->all(FLERR, "fix nep/train: keyword '{}' needs 'mode active'", active_key);
+  }
   if (train_every <= 0) error->all(FLERR, "fix nep/train: train_every must be positive");
   if (epochs < 0) error->all(FLERR, "fix nep/train: epochs must be >= 0 (0: nep.in's epoch)");
   if (capacity < 1) error->all(FLERR, "fix nep/train: capacity must be at least 1");
@@ -243,12 +292,17 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   nep::ensure_kokkos_initialized();
 
   vector_flag = 1;
-  size_vector = 7;
+  size_vector = act ? 14 : 7;
   global_freq = 1;
   extvector = 0;
   restart_global = 1;
   nevery = every;
-  comm_reverse = 3;
+  comm_reverse = act ? 3 * std::max(1, act->members) : 3;
+  if (act) {    // per-atom committee deviation (eV/A), for dump: updated on check steps
+    peratom_flag = 1;
+    size_peratom_cols = 0;
+    peratom_freq = every;
+  }
   // under the KOKKOS package LAMMPS syncs datamask_read to the host around every call of this
   // fix and marks datamask_modify as changed there: nothing on ordinary steps (the default, all
   // data, would be a full device-host round trip per step); on a sampling step what sample()
@@ -266,6 +320,12 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
 FixNEPTrain::~FixNEPTrain()
 {
   if (impl) impl->worker.request_stop();    // a round still running is abandoned (joined by ~OtfWorker)
+  // mode active: both sub-styles are computed again (as before the fix), if they still exist
+  if (act && act->teacher && act->student && force && force->pair &&
+      force->pair_match(act->teacher_name, 1, 0) == act->teacher) {
+    act->teacher->compute_flag = 1;
+    act->student->compute_flag = 1;
+  }
   if (modify) {
     if (modify->find_compute(id_pe) >= 0) modify->delete_compute(id_pe);
     if (modify->find_compute(id_press) >= 0) modify->delete_compute(id_press);
@@ -282,7 +342,11 @@ void FixNEPTrain::init()
   if (!force->pair) error->all(FLERR, "fix nep/train needs a pair style (the teacher)");
   c_pe = modify->compute[modify->find_compute(id_pe)];
   c_press = modify->compute[modify->find_compute(id_press)];
-  if (buffer_open_done) return;    // the buffer is opened (and the state broadcast) once
+  if (act) active_init();
+  if (buffer_open_done) {    // the buffer is opened (and the state broadcast) once
+    if (act) active_setup();
+    return;
+  }
   buffer_open_done = true;
   std::string err;
   double state[2] = {0, 0};
@@ -331,10 +395,16 @@ void FixNEPTrain::init()
                               train_every, frames, rounds));
   }
   if (restart_frames < 0) next_round_at = std::max<bigint>(train_every, 1);
+  if (act && !act->have_committee() && !model_text.empty()) {
+    adopt_committee(act->member_text);    // from the restart file (or the start model: no members yet)
+    deploy_model();                       // the student continues with the model it had
+  }
   if (restart_round_running) {    // the round in flight when the restart was written: run it again
     restart_round_running = false;
     start_round();
   }
+  // mode active: the compute flags of the sub-styles before the run's first force call (setup)
+  if (act) active_setup();
 }
 
 void FixNEPTrain::setup(int)
@@ -363,8 +433,12 @@ void FixNEPTrain::set_sampling_masks(bool sampling_next)
   datamask_read = sampling_next ? (X_MASK | F_MASK | TYPE_MASK | TAG_MASK) : EMPTY_MASK;
 }
 
-void FixNEPTrain::pre_reverse(int, int)
+void FixNEPTrain::pre_reverse(int eflag, int vflag)
 {
+  if (act) {
+    active_pre_reverse(eflag, vflag);
+    return;
+  }
   // called every step (end_of_step only every N): declare what the next step's call reads
   set_sampling_masks(update->ntimestep + 1 == next_sample);
   if (update->ntimestep != next_sample) return;
@@ -375,22 +449,35 @@ void FixNEPTrain::pre_reverse(int, int)
   sampled_now = true;
 }
 
-void FixNEPTrain::sample()
+// fcopy <- the forces LAMMPS holds now (local + ghost atoms), ghost parts folded onto owners
+void FixNEPTrain::copy_forces()
 {
-  const int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
-  double **f = atom->f, **x = atom->x;
+  const int nall = atom->nlocal + atom->nghost;
+  double **f = atom->f;
   fcopy.resize(3 * static_cast<size_t>(nall));
   for (int i = 0; i < nall; ++i)
     for (int d = 0; d < 3; ++d) fcopy[3 * i + d] = f[i][d];
+  reverse_width = 3;
   if (force->newton) comm->reverse_comm_fix(this, 3);    // ghost parts onto their owners
+}
 
-  // teacher energy and virial (xx yy zz xy xz yz), all ranks
+void FixNEPTrain::sample()
+{
+  copy_forces();
+  // teacher energy and virial (xx yy zz xy xz yz) of this rank: pair + kspace
   double ev[7] = {force->pair->eng_vdwl + force->pair->eng_coul, 0, 0, 0, 0, 0, 0};
   for (int c = 0; c < 6; ++c) ev[1 + c] = force->pair->virial[c];
   if (force->kspace) {
     ev[0] += force->kspace->energy;
     for (int c = 0; c < 6; ++c) ev[1 + c] += force->kspace->virial[c];
   }
+  take_frame(ev, false);
+}
+
+FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame)
+{
+  const int nlocal = atom->nlocal;
+  double **x = atom->x;
   double tot[7];
   MPI_Allreduce(ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
 
@@ -422,8 +509,10 @@ void FixNEPTrain::sample()
   }
   MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
 
-  // rank 0: build, check, select, append. state: frames, rejected, fresh_se, fresh_n, error flag
-  double st[4] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n)};
+  // rank 0: build, check, select, append. state: frames, rejected, fresh_se, fresh_n, kept, errors
+  double st[7] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n),
+                  0, 0, 0};
+  double max_err = 0.0, frame_se = 0.0;
   std::string err, warn;
   if (comm->me == 0) {
     const bigint natoms = static_cast<bigint>(all.size() / W);
@@ -460,12 +549,21 @@ void FixNEPTrain::sample()
       finite = finite && std::isfinite(fr.virial[c]);
     }
     bool keep = true;
+    double fbig = 0.0;    // largest teacher force component
+    for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
     if (!finite) {
       keep = false;
       ++rejected;
       warn = fmt::format("fix nep/train: step {}: the teacher gave non-finite energy, virial, forces or positions; "
                          "frame rejected (nothing else changed)", update->ntimestep);
-    } else if (impl->calc) {
+    } else if (active_frame && fbig > act->fmax) {
+      keep = false;    // an exploded structure: its labels would teach the model nothing it can use
+      ++rejected;
+      ++act->exploded;
+      warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
+                         "not buffered", update->ntimestep, fbig, act->fmax);
+    }
+    if (finite && impl->calc) {
       // the current model on a frame it has never seen: honest error, and the selection rule
       try {
         nep::Structure s;
@@ -477,9 +575,15 @@ void FixNEPTrain::sample()
         const nep::Prediction p = impl->calc->compute(s, false);
         double se = 0.0;
         for (bigint k = 0; k < 3 * natoms; ++k) se += (p.force[k] - fr.forces[k]) * (p.force[k] - fr.forces[k]);
+        for (bigint k = 0; k < natoms; ++k) {
+          double e2 = 0.0;
+          for (int d = 0; d < 3; ++d) e2 += std::pow(p.force[3 * k + d] - fr.forces[3 * k + d], 2);
+          max_err = std::max(max_err, std::sqrt(e2));
+        }
+        frame_se = se;
         fresh_se += se;
         fresh_n += 3 * natoms;
-        if (select_threshold >= 0.0 && std::sqrt(se / (3.0 * natoms)) <= select_threshold) {
+        if (keep && select_threshold >= 0.0 && std::sqrt(se / (3.0 * natoms)) <= select_threshold) {
           keep = false;
           ++rejected;
         }
@@ -499,19 +603,32 @@ void FixNEPTrain::sample()
     st[1] = static_cast<double>(rejected);
     st[2] = fresh_se;
     st[3] = static_cast<double>(fresh_n);
+    st[4] = keep && err.empty() ? 1.0 : 0.0;
+    st[5] = max_err;
+    st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
   }
   err = bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
   if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
-  MPI_Bcast(st, 4, MPI_DOUBLE, 0, world);
+  MPI_Bcast(st, 7, MPI_DOUBLE, 0, world);
   frames = static_cast<bigint>(st[0]);
   rejected = static_cast<bigint>(st[1]);
   fresh_se = st[2];
   fresh_n = static_cast<bigint>(st[3]);
+  if (act) MPI_Bcast(&act->exploded, 1, MPI_LMP_BIGINT, 0, world);
+  FrameOutcome out;
+  out.kept = st[4] != 0.0;
+  out.max_err = st[5];
+  out.rmse = st[6];
+  return out;
 }
 
 void FixNEPTrain::end_of_step()
 {
+  if (act) {
+    active_end_of_step();
+    return;
+  }
   if (sampled_now) {
     sampled_now = false;
     if (frames >= next_round_at) {
@@ -539,6 +656,11 @@ void FixNEPTrain::start_round()
         in.round = static_cast<uint64_t>(rounds) + 1;
         in.epochs = epochs;
         in.threads = threads;
+        if (act) {    // the committee: members warm-start from their previous models (or the start model)
+          in.committee = act->members;
+          if (!impl->members.empty()) in.member_starts = impl->members;
+          else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);
+        }
         utils::logmesg(lmp, "fix nep/train: round {} started at step {} on {} training + {} held-out frames\n",
                        rounds + 1, update->ntimestep, in.train.size(), in.heldout.size());
         impl->round_started_step = update->ntimestep;
@@ -559,11 +681,17 @@ void FixNEPTrain::adopt_round()
 {
   std::string err;
   double m[5] = {0, 0, 0, 0, 0};
+  std::vector<std::string> member_texts;
   if (comm->me == 0) {
     try {
       const double t0 = MPI_Wtime();
       const bool waited = !impl->worker.finished();
       nep::OtfRoundResult r = impl->worker.join();
+      impl->members = r.members;
+      for (size_t k = 0; k < r.members.size(); ++k) {
+        member_texts.push_back(nep::format_model(r.members[k]));
+        nep::write_model(r.members[k], fmt::format("{}.member{}", model_path, k + 1));
+      }
       const double waited_s = MPI_Wtime() - t0;
       if (r.reverted)
         error->warning(FLERR, "fix nep/train: round {} did not improve the model on its training frames; keeping "
@@ -571,6 +699,7 @@ void FixNEPTrain::adopt_round()
       impl->set_model(r.model, type_elements);
       model_text = nep::format_model(*impl->model);
       nep::write_model(*impl->model, model_path);
+      if (keep_rounds) nep::write_model(*impl->model, fmt::format("{}.round{}", model_path, rounds + 1));
       m[0] = 1e3 * r.train_rmse_f;
       m[1] = 1e3 * r.heldout_rmse_f;
       m[2] = 1e3 * r.heldout_rmse_e;
@@ -597,12 +726,19 @@ void FixNEPTrain::adopt_round()
   if (!err.empty()) error->all(FLERR, "fix nep/train: training round {} failed: {}", rounds + 1, err);
   MPI_Bcast(m, 5, MPI_DOUBLE, 0, world);
   model_text = bcast_string(model_text, world);
+  if (act) {
+    int n = static_cast<int>(member_texts.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, world);
+    member_texts.resize(n);
+    for (auto &t : member_texts) t = bcast_string(t, world);
+  }
   for (int k = 0; k < 4; ++k) metrics[k] = m[k];
   ++rounds;
   round_running = false;
   fresh_se = 0.0;    // fresh-frame errors restart with the new model
   fresh_n = 0;
   if (deploy) deploy_model();
+  if (act) adopt_committee(member_texts);
 }
 
 void FixNEPTrain::deploy_model()
@@ -661,31 +797,48 @@ double FixNEPTrain::compute_vector(int i)
     case 4: return metrics[2];    // held-out energy RMSE, meV/atom
     case 5: return fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0;    // never-seen frames, meV/A
     case 6: return static_cast<double>(rejected);
-    default: return 0.0;
+    default: return act ? active_vector(i) : 0.0;
   }
 }
 
 /* ---- restart: counters, metrics and the adopted model's text ---- */
 
+// layout: kScalarsInRestart doubles, the model text; version 2 (mode active) then adds the number
+// of active-mode scalars (a double), those scalars, the blob's size (a double) and the blob
 void FixNEPTrain::write_restart(FILE *fp)
 {
+  std::vector<double> as;
+  std::string blob;
+  if (act) active_restart_pack(as, blob);    // collective (calibration pairs live on rank 0)
   if (comm->me != 0) return;
-  double s[kScalarsInRestart] = {double(kRestartVersion), double(frames), double(next_round_at), double(rejected),
-                                 double(rounds), metrics[0], metrics[1], metrics[2], metrics[3], metrics[4], fresh_se,
-                                 double(fresh_n), double(round_running ? 1 : 0), double(model_text.size())};
-  int size = static_cast<int>(sizeof(s) + model_text.size());
-  fwrite(&size, sizeof(int), 1, fp);
+  double s[kScalarsInRestart] = {double(act ? 2 : kRestartVersion), double(frames), double(next_round_at),
+                                 double(rejected), double(rounds), metrics[0], metrics[1], metrics[2], metrics[3],
+                                 metrics[4], fresh_se, double(fresh_n), double(round_running ? 1 : 0),
+                                 double(model_text.size())};
+  size_t size = sizeof(s) + model_text.size();
+  if (act) size += (2 + as.size()) * sizeof(double) + blob.size();
+  const int isize = static_cast<int>(size);
+  fwrite(&isize, sizeof(int), 1, fp);
   fwrite(s, sizeof(double), kScalarsInRestart, fp);
   if (!model_text.empty()) fwrite(model_text.data(), 1, model_text.size(), fp);
+  if (act) {
+    const double n = static_cast<double>(as.size()), nb = static_cast<double>(blob.size());
+    fwrite(&n, sizeof(double), 1, fp);
+    fwrite(as.data(), sizeof(double), as.size(), fp);
+    fwrite(&nb, sizeof(double), 1, fp);
+    if (!blob.empty()) fwrite(blob.data(), 1, blob.size(), fp);
+  }
 }
 
 void FixNEPTrain::restart(char *buf)
 {
   double s[kScalarsInRestart];
   memcpy(s, buf, sizeof(s));
-  if (static_cast<int>(s[0]) != kRestartVersion)
-    error->all(FLERR, "fix nep/train: restart data version {} is not supported (this build reads {})", s[0],
-               kRestartVersion);
+  const int version = static_cast<int>(s[0]);
+  if (version != kRestartVersion && version != 2)
+    error->all(FLERR, "fix nep/train: restart data version {} is not supported (this build reads 1 and 2)", s[0]);
+  if (version == 2 && !act)
+    error->all(FLERR, "fix nep/train: the restart file holds a mode active fix; define it with 'mode active' again");
   restart_frames = static_cast<bigint>(s[1]);
   frames = restart_frames;
   next_round_at = static_cast<bigint>(s[2]);
@@ -696,28 +849,57 @@ void FixNEPTrain::restart(char *buf)
   fresh_n = static_cast<bigint>(s[11]);
   restart_round_running = s[12] != 0.0;
   model_text.assign(buf + sizeof(s), static_cast<size_t>(s[13]));
+  if (version == 2) {
+    const char *p = buf + sizeof(s) + model_text.size();
+    double n = 0, nb = 0;
+    memcpy(&n, p, sizeof(double));
+    std::vector<double> as(static_cast<size_t>(n));
+    memcpy(as.data(), p + sizeof(double), as.size() * sizeof(double));
+    p += (1 + as.size()) * sizeof(double);
+    memcpy(&nb, p, sizeof(double));
+    active_restart_unpack(as.data(), std::string(p + sizeof(double), static_cast<size_t>(nb)));
+  }
 }
 
 /* ---- reverse comm of the teacher's ghost forces (newton on) ---- */
 
+// reverse_width 3: the teacher's forces (fcopy); 3M: the committee's forces (one block per model)
 int FixNEPTrain::pack_reverse_comm(int n, int first, double *buf)
 {
   int m = 0;
-  for (int i = first; i < first + n; ++i)
-    for (int d = 0; d < 3; ++d) buf[m++] = fcopy[3 * static_cast<size_t>(i) + d];
+  for (int i = first; i < first + n; ++i) {
+    if (reverse_width == 3) {
+      for (int d = 0; d < 3; ++d) buf[m++] = fcopy[3 * static_cast<size_t>(i) + d];
+    } else {
+      for (auto &fm : act->cforce)
+        for (int d = 0; d < 3; ++d) buf[m++] = fm[3 * static_cast<size_t>(i) + d];
+    }
+  }
   return m;
 }
 
 void FixNEPTrain::unpack_reverse_comm(int n, int *list, double *buf)
 {
   int m = 0;
-  for (int k = 0; k < n; ++k)
-    for (int d = 0; d < 3; ++d) fcopy[3 * static_cast<size_t>(list[k]) + d] += buf[m++];
+  for (int k = 0; k < n; ++k) {
+    const size_t j = static_cast<size_t>(list[k]);
+    if (reverse_width == 3) {
+      for (int d = 0; d < 3; ++d) fcopy[3 * j + d] += buf[m++];
+    } else {
+      for (auto &fm : act->cforce)
+        for (int d = 0; d < 3; ++d) fm[3 * j + d] += buf[m++];
+    }
+  }
 }
 
 double FixNEPTrain::memory_usage()
 {
   double bytes = fcopy.capacity() * sizeof(double) + model_text.capacity();
+  if (act) {
+    for (const auto &fm : act->cforce) bytes += fm.capacity() * sizeof(double);
+    bytes += (act->fbackup.capacity() + act->sigma.capacity()) * sizeof(double);
+    for (const auto &c : act->cores) bytes += c->memory_bytes();
+  }
   if (impl->buffer) {
     for (const auto *set : {&impl->buffer->train(), &impl->buffer->heldout()})
       for (const auto &fr : *set) bytes += fr.pos.capacity() * 2 * sizeof(double) + fr.species.size() * 32.0;

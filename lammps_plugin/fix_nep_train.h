@@ -2,7 +2,9 @@
    lammps-nep: fix nep/train — on-the-fly NEP training from the running ("teacher") pair style.
    Samples frames into an HDF5 buffer, trains rounds on a background thread through the
    lammps-nep trainer library, writes and optionally deploys nep.txt (docs/fix_nep_train.rst).
-   No LibTorch, Kokkos or HDF5 in this header.
+   Mode active: the deployed NEP (a sub-style of pair hybrid/overlay) drives MD, a committee
+   says when it is unsure, and only then is the teacher sub-style computed
+   (fix_nep_train_active.cpp). No LibTorch, Kokkos or HDF5 in this header.
 ------------------------------------------------------------------------- */
 #ifndef LMP_NEP_FIX_NEP_TRAIN_H
 #define LMP_NEP_FIX_NEP_TRAIN_H
@@ -25,6 +27,7 @@ class FixNEPTrain : public Fix {
   void pre_reverse(int, int) override;
   void end_of_step() override;
   void post_run() override;
+  void init_list(int, class NeighList *) override;
   double compute_vector(int) override;
   void write_restart(FILE *) override;
   void restart(char *) override;
@@ -32,10 +35,12 @@ class FixNEPTrain : public Fix {
   void unpack_reverse_comm(int, int *, double *) override;
   double memory_usage() override;
 
-  struct Impl;    // rank-0 state: buffer, trainer thread, selection model (fix_nep_train.cpp)
+  struct Impl;      // rank-0 state: buffer, trainer thread, selection model (fix_nep_train_impl.h)
+  struct Active;    // mode active, every rank: committee evaluators, teacher control (same header)
 
  private:
   std::unique_ptr<Impl> impl;
+  std::unique_ptr<Active> act;    // null in passive mode
   // ---- settings (same on every rank)
   int every = 0;                   // sample every this many steps
   std::string buffer_path, model_path, input_path, start_path;
@@ -48,6 +53,7 @@ class FixNEPTrain : public Fix {
   double select_threshold = -1.0;  // select error X (eV/A); < 0: keep every frame
   int threads = 1, nice = 0;
   bool deploy = false;
+  bool keep_rounds = false;        // also write MODEL.roundN for every adopted round
   std::vector<std::string> type_elements;    // element of each LAMMPS type (1-based: [t-1])
 
   // ---- state (same on every rank)
@@ -68,11 +74,36 @@ class FixNEPTrain : public Fix {
   // ---- sampling scratch
   std::vector<double> fcopy;       // teacher forces of local + ghost atoms (3 per atom)
   bool sampled_now = false;
+  int reverse_width = 3;           // what pack/unpack_reverse_comm carry: 3 (fcopy) or 3M (committee)
 
   void schedule_next_sample();
   void set_sampling_masks(bool sampling_next);
   void request_tally(bigint step);
   void sample();
+  void copy_forces();
+  // what happened to a labelled frame (every rank): kept in the buffer; the current model's error
+  // on it before training on it (max over atoms and RMS of the force error; 0 without a model)
+  struct FrameOutcome {
+    bool kept = false;
+    double max_err = 0.0, rmse = 0.0;
+  };
+  // fcopy (teacher forces of owned atoms, ghosts folded) + this rank's energy and virial
+  // (xx yy zz xy xz yz) -> checked frame on rank 0, scored with the current model, buffered
+  // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax)
+  FrameOutcome take_frame(const double ev_local[7], bool active_frame);
+  // ---- mode active (fix_nep_train_active.cpp)
+  void active_parse(int narg, char **arg, int &iarg);
+  void active_init();
+  void active_setup();
+  void active_pre_reverse(int eflag, int vflag);
+  void active_end_of_step();
+  void active_restart_pack(std::vector<double> &scalars, std::string &blob) const;
+  void active_restart_unpack(const double *scalars, const std::string &blob);
+  double active_vector(int i) const;
+  double committee_deviation();
+  void call_teacher(int eflag, int vflag, bool keep_forces);
+  void set_driver(bool teacher);
+  void adopt_committee(const std::vector<std::string> &members);
   void start_round();
   void adopt_round();
   void deploy_model();

@@ -1,7 +1,10 @@
 #include "nep_plugin_common.h"
 
 #include "error.h"
+#include "fix.h"
 #include "lammps.h"
+#include "neigh_request.h"
+#include "neighbor.h"
 #include "update.h"
 
 #include <cstdio>
@@ -40,6 +43,19 @@ void error_one(LAMMPS_NS::LAMMPS *lmp, const char *file, int line, const std::st
   MPI_Comm_rank(lmp->world, &me);
   fprintf(stderr, "ERROR on proc %d: %s\n", me, msg.c_str());
   lmp->error->one(file, line, msg);
+}
+
+void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Fix *fix, int instance_me)
+{
+#if defined(NEP_LAMMPS_VERSION) && NEP_LAMMPS_VERSION >= 20220324    // NeighRequest fields protected
+  lmp->neighbor->add_request(fix, LAMMPS_NS::NeighConst::REQ_FULL);
+#else
+  const int irequest = lmp->neighbor->request(fix, instance_me);
+  lmp->neighbor->requests[irequest]->pair = 0;
+  lmp->neighbor->requests[irequest]->fix = 1;
+  lmp->neighbor->requests[irequest]->half = 0;
+  lmp->neighbor->requests[irequest]->full = 1;
+#endif
 }
 
 void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style)

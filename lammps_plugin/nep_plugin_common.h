@@ -4,6 +4,7 @@
 
 namespace LAMMPS_NS {
 class LAMMPS;
+class Fix;
 }
 
 #include <string>
@@ -23,6 +24,10 @@ std::string join(const std::vector<std::string> &words);
 
 // s with JSON string escapes (quotes, backslashes, control characters), without the quotes
 std::string json_escape(const std::string &s);
+
+// a perpetual full neighbour list for a fix (built whenever LAMMPS re-neighbours), in the request
+// API of the LAMMPS version the plugin is built for
+void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Fix *fix, int instance_me);
 
 // error->all unless "units metal"
 void check_units(LAMMPS_NS::LAMMPS *lmp, const char *style);

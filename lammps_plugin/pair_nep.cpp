@@ -15,6 +15,7 @@
 #include "update.h"
 #include "utils.h"
 
+#include "nep/elements.hpp"
 #include "nep/fault.hpp"
 #include "nep/host_core.hpp"
 #include "nep/model.hpp"
@@ -55,14 +56,20 @@ void PairNEP::allocate()
   memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
 }
 
-// pair_style nep [precision double|float]      (also: pair_style nep FILE, NEP_CPU's form)
+// pair_style nep [precision double|float] [cutoff R]     (also: pair_style nep FILE, NEP_CPU's form)
 void PairNEP::settings(int narg, char **arg)
 {
   single_precision = false;
   legacy_model_file.clear();
+  cutoff_setting = 0.0;
   int iarg = 0;
   while (iarg < narg) {
-    if (strcmp(arg[iarg], "precision") == 0) {
+    if (strcmp(arg[iarg], "cutoff") == 0) {
+      if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style nep command: cutoff needs a value (Angstrom)");
+      cutoff_setting = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+      if (!(cutoff_setting > 0.0)) error->all(FLERR, "Illegal pair_style nep command: cutoff must be positive");
+      iarg += 2;
+    } else if (strcmp(arg[iarg], "precision") == 0) {
       if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style nep command: precision needs double or float");
       if (strcmp(arg[iarg + 1], "double") == 0) single_precision = false;
       else if (strcmp(arg[iarg + 1], "float") == 0) single_precision = true;
@@ -95,6 +102,29 @@ void PairNEP::coeff(int narg, char **arg)
                  "(one per atom type, NULL to skip), got {} arguments", ntypes, narg);
     file = arg[2];
     for (int i = 3; i < narg; ++i) names.emplace_back(arg[i]);
+  }
+  if (file == "none") {    // no model yet (fix nep/train mode active trains and deploys one)
+    if (names.empty() || cutoff_setting <= 0.0)
+      error->all(FLERR, "pair_coeff * * none El1 ...: a nep style without a model needs 'pair_style {} cutoff R' "
+                        "(the neighbour cutoff the future model will use) and one element per type", style_name);
+    model.reset();
+    core.reset();
+    release_core();
+    type_names = names;
+    type_map.assign(ntypes + 1, -1);
+    for (int t = 1; t <= ntypes; ++t) {
+      if (names[t - 1] == "NULL") continue;
+      if (nep::atomic_number(names[t - 1]) == 0)
+        error->all(FLERR, "pair_coeff: unknown element '{}' (atom type {})", names[t - 1], t);
+      type_map[t] = 0;
+    }
+    for (int i = 1; i <= ntypes; ++i)
+      for (int j = i; j <= ntypes; ++j) setflag[i][j] = (type_map[i] >= 0 && type_map[j] >= 0) ? 1 : 0;
+    cutmax = cutoff_setting;
+    if (comm->me == 0)
+      utils::logmesg(lmp, "NEP: no model yet (pair_coeff none): cutoff {} A, this style contributes nothing until a "
+                     "model is deployed\n", cutmax);
+    return;
   }
   try {
     model = std::make_unique<nep::Model>(nep::read_model(file));
@@ -129,6 +159,12 @@ void PairNEP::coeff(int narg, char **arg)
     error->all(FLERR, "pair_coeff: cannot set up the NEP core: {}", e.what());
   }
   cutmax = model->cutoff_max();
+  if (cutoff_setting > 0.0) {
+    if (cutmax > cutoff_setting + 1e-12)
+      error->all(FLERR, "pair_coeff: model {} has cutoff {} A, more than pair_style cutoff {}", file, cutmax,
+                 cutoff_setting);
+    cutmax = cutoff_setting;    // room for deployed models with larger cutoffs
+  }
   if (comm->me == 0) {
     utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, pair style {}\n", file,
                    model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
@@ -141,7 +177,7 @@ void PairNEP::coeff(int narg, char **arg)
 
 bool PairNEP::replace_model(const nep::Model &m, std::string &why)
 {
-  if (!model) {
+  if (!model && type_names.empty()) {
     why = "the pair style has no model yet (pair_coeff not given)";
     return false;
   }
@@ -170,7 +206,8 @@ bool PairNEP::replace_model(const nep::Model &m, std::string &why)
     model = std::move(old_model);
     type_map = old_map;
     try {    // back to the previous model (the evaluator is rebuilt, which can fail in turn)
-      create_core();
+      if (model) create_core();
+      else release_core();
     } catch (std::exception &e2) {
       release_core();
       core_failure = fmt::format("the model swap failed ({}) and restoring the previous model failed too ({})",
@@ -212,7 +249,8 @@ void PairNEP::reverse_ghosts(bool with_virial)
 void PairNEP::init_style()
 {
   nep_lmp::check_units(lmp, "nep");
-  if (!model) error->all(FLERR, "Pair style nep: pair_coeff * * model.txt ... has not been given");
+  if (!model && type_names.empty())
+    error->all(FLERR, "Pair style nep: pair_coeff * * model.txt ... has not been given");
   int irequest = neighbor->request(this, instance_me);
   neighbor->requests[irequest]->half = 0;
   neighbor->requests[irequest]->full = 1;
@@ -227,6 +265,7 @@ double PairNEP::init_one(int i, int j)
 void PairNEP::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  if (!model && core_failure.empty()) return;    // pair_coeff none: nothing until a model is deployed
   if (!core_ready()) nep_lmp::error_one(lmp, FLERR, "Pair style nep has no usable model: " + core_failure);
   const int nlocal = atom->nlocal;
   const int nall = nlocal + atom->nghost;

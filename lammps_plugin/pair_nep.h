@@ -40,6 +40,7 @@ class PairNEP : public Pair {
  protected:
   std::string style_name;
   bool single_precision = false;
+  double cutoff_setting = 0.0;         // pair_style ... cutoff R (0: the model's)
   std::string legacy_model_file;       // NEP_CPU form: pair_style nep FILE
   std::unique_ptr<nep::Model> model;
   std::unique_ptr<nep::HostCore> core;

@@ -94,6 +94,7 @@ template <class DeviceType>
 void PairNEPKokkos<DeviceType>::compute(int eflag_in, int vflag_in)
 {
   ev_init(eflag_in, vflag_in);
+  if (!model && core_failure.empty()) return;    // pair_coeff none: nothing until a model is deployed
   if (!core_ready()) nep_lmp::error_one(lmp, FLERR, "Pair style nep/kk has no usable model: " + core_failure);
   const int nlocal = atom->nlocal;
   const int nall = nlocal + atom->nghost;

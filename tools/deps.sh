@@ -19,14 +19,31 @@ LAMMPS_PREFIX=$CACHE/lammps-$LAMMPS_VER-k$KOKKOS_VER-omp
 want_lammps=1
 for a in "$@"; do case $a in --no-lammps) want_lammps=0;; *) echo "deps.sh: unknown option $a" >&2; exit 2;; esac; done
 log() { echo "[deps] $*" >&2; }
+# watch_build LOG WHAT &: every 60 s, "[deps] WHAT: n/m steps, about X min left" from ninja's [n/m]
+# lines in LOG (time left extrapolated from the time so far); stop_watch ends it (also on exit)
+watch_build() {
+  local log=$1 what=$2 t0=$SECONDS nm n m
+  trap 'kill $! 2>/dev/null; exit 0' TERM
+  while true; do
+    sleep 60 & wait $!
+    nm=$(grep -ao '^\[[0-9]*/[0-9]*\]' "$log" 2>/dev/null | tail -n 1 | tr -d '[]') || true
+    [ -n "$nm" ] || continue
+    n=${nm%/*} m=${nm#*/}
+    if [ "$n" -gt 0 ]; then log "$what: $n/$m steps, about $(( (SECONDS - t0) * (m - n) / n / 60 + 1 )) min left"; fi
+  done
+}
+watcher=""
+stop_watch() { if [ -n "$watcher" ]; then kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; watcher=""; fi; }
+trap stop_watch EXIT
 mkdir -p "$CACHE/src"
 
 # ---- 1. Debian packages -------------------------------------------------------------------------
-PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev libtorch-dev python3)
+PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev libtorch-dev python3
+      python3-matplotlib python3-numpy chromium)   # nep-report's figures; chromium: its page-render test
 missing=()
 for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
-  log "installing: ${missing[*]}"
+  log "installing: ${missing[*]} (apt-get; a few minutes on a fresh machine)"
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -65,13 +82,20 @@ if [ -z "${Kokkos_DIR:-}" ] && [ ! -f "$KOKKOS_PREFIX/.stamp" ]; then
     rm -rf "$tri" "$CACHE"/src/trilinos_*
   fi
   grep -q "Kokkos_VERSION_PATCH 01" "$src/CMakeLists.txt" 2>/dev/null || log "warning: expected Kokkos $KOKKOS_VER in $src"
-  log "building Kokkos $KOKKOS_VER -> $KOKKOS_PREFIX"
+  klog=$KOKKOS_PREFIX.log
+  log "building Kokkos $KOKKOS_VER -> $KOKKOS_PREFIX (about $(( 4 / JOBS + 1 )) min on $JOBS cores; log: $klog)"
   rm -rf "$CACHE/build-kokkos"
-  cmake -S "$src" -B "$CACHE/build-kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_INSTALL_PREFIX="$KOKKOS_PREFIX" -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
-    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF >/dev/null
-  cmake --build "$CACHE/build-kokkos" -j "$JOBS" >/dev/null
-  cmake --install "$CACHE/build-kokkos" >/dev/null
+  watch_build "$klog" "Kokkos" & watcher=$!
+  if ! { cmake -S "$src" -B "$CACHE/build-kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+           -DCMAKE_INSTALL_PREFIX="$KOKKOS_PREFIX" -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON \
+           -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF &&
+         cmake --build "$CACHE/build-kokkos" -j "$JOBS" && cmake --install "$CACHE/build-kokkos"; } > "$klog" 2>&1; then
+    stop_watch
+    tail -n 40 "$klog" >&2
+    log "building Kokkos failed (log: $klog)"
+    exit 1
+  fi
+  stop_watch
   rm -rf "$CACHE/build-kokkos"
   touch "$KOKKOS_PREFIX/.stamp"
 fi
@@ -80,8 +104,13 @@ KOKKOS_DIR_USE=${Kokkos_DIR:-$KOKKOS_PREFIX/lib/cmake/Kokkos}
 # ---- 3. LAMMPS ----------------------------------------------------------------------------------
 if [ $want_lammps = 1 ] && [ -z "${LAMMPS_DIR:-}" ] && [ ! -f "$LAMMPS_PREFIX/.stamp" ]; then
   src=$(fetch_source lammps)
-  log "building LAMMPS $LAMMPS_VER -> $LAMMPS_PREFIX (about 16 min on 2 cores)"
+  log "building LAMMPS $LAMMPS_VER -> $LAMMPS_PREFIX (about $(( 32 / JOBS )) min on $JOBS cores: 16 min measured on 2; log: $LAMMPS_PREFIX.log)"
+  watch_build "$LAMMPS_PREFIX.log" "LAMMPS" & watcher=$!
+  status=0
   lammps_install "$src" "$CACHE/build-lammps" "$LAMMPS_PREFIX" \
-    -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE"
+    -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE" || status=$?
+  stop_watch
+  [ $status = 0 ] || exit $status
+  log "LAMMPS $LAMMPS_VER built"
 fi
 exit 0

@@ -28,6 +28,13 @@ struct OtfRoundInput {
   uint64_t round = 1;                   // seeds this round's batch order: stream index (round << 32) + epoch
   int epochs = 0;                       // epochs in this round (0: cfg.epoch)
   int threads = 1;                      // gradient threads (results do not depend on it)
+  // Committee (active learning, fix nep/train mode active): members 1..committee-1 are trained
+  // after the main model (member 0), each on a bootstrap resample of `train` (n draws with
+  // replacement from stream (seed, Bootstrap, round * 256 + m)) with its own seed (stream
+  // (seed, Member, m)) for initial values and batch order, warm-started from member_starts[m-1]
+  // when given. Their spread on a configuration is the uncertainty of the main model there.
+  int committee = 1;
+  std::vector<Model> member_starts;     // empty, or committee - 1 models
 };
 
 struct OtfRoundResult {
@@ -41,6 +48,8 @@ struct OtfRoundResult {
   // RMSEs of the returned model: energy eV/atom, force eV/A, virial eV/atom (0 when no labels)
   double train_rmse_e = 0, train_rmse_f = 0, train_rmse_v = 0;
   double heldout_rmse_e = 0, heldout_rmse_f = 0;
+  std::vector<Model> members;           // committee members 1..committee-1
+  double members_seconds = 0.0;         // wall time of the members' training
 };
 
 // Throws nep::Error (e.g. an element not in nep.in's `type` list). `stop` may be null.

@@ -9,11 +9,54 @@
 
 #include "nep/error.hpp"
 #include "nep/train_gradient.hpp"
+#include "rng.hpp"
 #include "session.hpp"
 
 namespace nep {
 
+namespace {
+OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop);
+
+// member m's input: a bootstrap resample of the training frames, its own seed and warm start
+OtfRoundInput member_input(const OtfRoundInput& in, int m) {
+  using namespace train;
+  OtfRoundInput mi;
+  mi.cfg = in.cfg;
+  mi.cfg.seed = Rng(in.cfg.seed, Stream::Member, static_cast<uint64_t>(m)).next();
+  Rng pick(in.cfg.seed, Stream::Bootstrap, (in.round << 8) + static_cast<uint64_t>(m));
+  const uint64_t n = in.train.size();
+  mi.train.reserve(n);
+  for (uint64_t k = 0; k < n; ++k) mi.train.push_back(in.train[pick.below(n)]);
+  mi.heldout = in.heldout;
+  mi.round = in.round;
+  mi.epochs = in.epochs;
+  mi.threads = in.threads;
+  if (!in.member_starts.empty()) {
+    mi.has_start = true;
+    mi.start = in.member_starts.at(static_cast<size_t>(m - 1));
+  }
+  return mi;
+}
+}  // namespace
+
 OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop) {
+  if (in.committee < 1) throw Error("on-the-fly round: committee size must be at least 1");
+  if (!in.member_starts.empty() && static_cast<int>(in.member_starts.size()) != in.committee - 1)
+    throw Error("on-the-fly round: " + std::to_string(in.member_starts.size()) + " committee start models for " +
+                std::to_string(in.committee - 1) + " members");
+  OtfRoundResult res = train_one(in, stop);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int m = 1; m < in.committee && !res.stopped; ++m) {
+    OtfRoundResult r = train_one(member_input(in, m), stop);
+    res.stopped = r.stopped;
+    res.members.push_back(std::move(r.model));
+  }
+  res.members_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+namespace {
+OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop) {
   using namespace train;
   const auto t0 = std::chrono::steady_clock::now();
   const TrainConfig& cfg = in.cfg;
@@ -91,6 +134,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
+}  // namespace
 
 OtfWorker::~OtfWorker() {
   if (thread_.joinable()) {

@@ -11,15 +11,26 @@
 namespace nep {
 namespace train {
 
-void reset_loss_file(const std::string& dir) { detail::write_text_file_atomic(dir + "/loss.out", ""); }
+void reset_loss_file(const std::string& dir) {
+  detail::write_text_file_atomic(dir + "/loss.out", "");
+  detail::write_text_file_atomic(dir + "/lr.out", "");
+}
+
+namespace {
+void append_line(const std::string& path, const char* line) {
+  std::ofstream o(path, std::ios::app);
+  if (!o) throw Error(path + ": cannot open for writing");
+  o << line;
+}
+}  // namespace
 
 void append_loss_line(const std::string& dir, const LossLine& l) {
-  std::ofstream o(dir + "/loss.out", std::ios::app);
-  if (!o) throw Error(dir + "/loss.out: cannot open for writing");
   char b[400];
   std::snprintf(b, sizeof b, "%d %.8e %.8e %.8e %.8e %.8e %.8e %.8e %.8e %.8e\n", l.epoch, l.total, l.l1, l.l2, l.rmse[0],
                 l.rmse[1], l.rmse[2], l.rmse[3], l.rmse[4], l.rmse[5]);
-  o << b;
+  append_line(dir + "/loss.out", b);
+  std::snprintf(b, sizeof b, "%d %.8e\n", l.epoch, l.lr);
+  append_line(dir + "/lr.out", b);
 }
 
 void write_prediction_files(const std::string& dir, const std::string& set, const Dataset& data,

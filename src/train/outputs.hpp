@@ -1,4 +1,4 @@
-// nep-train's files: GPUMD-layout loss.out and *_train.out / *_test.out, and checkpoint.bin.
+// nep-train's files: GPUMD-layout loss.out and *_train.out / *_test.out, lr.out, and checkpoint.bin.
 #pragma once
 #include <cmath>
 #include <string>
@@ -26,8 +26,11 @@ struct LossLine {
   int epoch = 0;
   double total = 0, l1 = 0, l2 = 0;
   double rmse[6] = {0};  // E F V train, E F V test (eV/atom, eV/A, eV/atom)
+  double lr = 0;         // learning rate after the epoch (lr.out; not a GPUMD column)
 };
 
+// loss.out (GPUMD's 10 columns) and lr.out ("epoch lr", for nep-report's learning-rate curve):
+// emptied at the start of a fresh run, one line each per print interval
 void reset_loss_file(const std::string& dir);
 void append_loss_line(const std::string& dir, const LossLine& l);
 // energy_<set>.out (per frame: predicted, reference eV/atom), force_<set>.out (per atom:

@@ -9,7 +9,7 @@
 namespace nep {
 namespace train {
 
-enum class Stream : uint64_t { Init = 1, Shuffle = 2, Split = 3, Reservoir = 4 };
+enum class Stream : uint64_t { Init = 1, Shuffle = 2, Split = 3, Reservoir = 4, Audit = 5, Bootstrap = 6, Member = 7 };
 
 // SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
 inline uint64_t mix64(uint64_t z) {

@@ -170,6 +170,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
       ll.rmse[3] = rmse(te.err.se_e, te.err.n_e);
       ll.rmse[4] = rmse(te.err.se_f, te.err.n_f);
       ll.rmse[5] = rmse(te.err.se_v, te.err.n_v);
+      ll.lr = st.lr;
       if (comm.root()) append_loss_line(o.dir, ll);
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
       const double per_epoch = el / std::max(1, st.epoch - first_epoch);

@@ -1,0 +1,382 @@
+/* ----------------------------------------------------------------------
+   lammps-nep: fix nep/train mode active (docs/fix_nep_train.rst, "Mode active")
+
+   pair_style hybrid/overlay holds the student (a nep sub-style, the latest model) and the teacher
+   (any other sub-style). This fix owns both sub-styles' compute flags: the one that drives is
+   computed by pair hybrid as usual, the other is not.
+
+   Check step (every N steps, energy and virial tallied), in pre_reverse:
+     a committee (the driving model + M-1 members, each on this fix's full neighbour list, ghost
+     forces folded) gives the per-atom force deviation sigma_i and its max over atoms sigma;
+     student driving: sigma >= hi -> the teacher is computed and its forces replace the student's
+                      for this step; it drives from the next step
+                      lo <= sigma < hi -> the teacher is computed (labels), the student's forces
+                      stay; a seeded audit does the same on some trusted steps
+     teacher driving: its forces are LAMMPS's already; the frame is labelled; the student takes
+                      over again once a round adopted after the handover brings sigma below lo.
+   Every teacher frame is buffered (unless exploded: a force above fmax) and pairs the committee's
+   prediction with the student's true error (calibration). Rounds: a round starts when train_every
+   frames arrived since the last one started, and is adopted (MD waiting if needed) adopt_after
+   steps later: fixed points, so the run does not depend on timing.
+------------------------------------------------------------------------- */
+
+#include "fix_nep_train_impl.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "kspace.h"
+#include "memory.h"
+#include "neigh_list.h"
+#include "pair.h"
+#include "update.h"
+#include "utils.h"
+
+#include "nep_plugin_common.h"
+#include "pair_nep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace LAMMPS_NS;
+
+void FixNEPTrain::active_init()
+{
+  if (lmp->kokkos)
+    error->all(FLERR, "fix nep/train mode active does not support the KOKKOS package yet: run without -k on "
+                      "(pair styles nep or nep/gpu evaluate on the host then)");
+  if (force->kspace)
+    error->all(FLERR, "fix nep/train mode active: the teacher must be the only force (no kspace style)");
+  if (atom->molecular != Atom::ATOMIC)
+    error->all(FLERR, "fix nep/train mode active: the teacher must be the only force (no bonds)");
+  if (strncmp(force->pair_style, "hybrid", 6) != 0)
+    error->all(FLERR, "fix nep/train mode active needs pair_style hybrid/overlay with the nep student and the "
+                      "teacher '{}' as sub-styles (pair_style is {})", act->teacher_name, force->pair_style);
+  act->teacher = force->pair_match(act->teacher_name, 1, 0);
+  if (!act->teacher)
+    error->all(FLERR, "fix nep/train: teacher '{}' is not a sub-style of pair_style {} (give it once)",
+               act->teacher_name, force->pair_style);
+  act->student = nullptr;
+  for (int nsub = 1;; ++nsub) {
+    Pair *p = force->pair_match("^nep", 0, nsub);
+    if (!p) break;
+    auto *pn = dynamic_cast<PairNEP *>(p);
+    if (!pn || pn == act->student) break;
+    if (act->student)
+      error->all(FLERR, "fix nep/train mode active: pair_style {} has more than one nep sub-style", force->pair_style);
+    act->student = pn;
+  }
+  if (!act->student)
+    error->all(FLERR, "fix nep/train mode active: no nep sub-style (the student) in pair_style {}", force->pair_style);
+  if (act->student == act->teacher) error->all(FLERR, "fix nep/train: the teacher cannot be the nep student");
+  nep_lmp::request_full_list(lmp, this, instance_me);
+}
+
+void FixNEPTrain::init_list(int, NeighList *ptr)
+{
+  if (act) act->list = ptr;
+}
+
+// the driving sub-style is computed by pair hybrid, the other one not
+void FixNEPTrain::set_driver(bool teacher)
+{
+  act->teacher_drives = teacher;
+  act->teacher->compute_flag = teacher ? 1 : 0;
+  act->student->compute_flag = teacher ? 0 : 1;
+}
+
+// in init(), before the run's setup computes forces: who drives from the first force call
+void FixNEPTrain::active_setup()
+{
+  set_driver(act->teacher_drives || !act->have_committee());
+}
+
+// All models of the committee on this rank, from the driving model's text and the members'
+void FixNEPTrain::adopt_committee(const std::vector<std::string> &members)
+{
+  act->cores.clear();
+  act->member_text = members;
+  if (model_text.empty() || static_cast<int>(members.size()) != act->members - 1) return;
+  std::string err;
+  try {
+    std::vector<nep::Model> models{nep::parse_model(model_text, model_path)};
+    for (size_t k = 0; k < members.size(); ++k)
+      models.push_back(nep::parse_model(members[k], fmt::format("{}.member{}", model_path, k + 1)));
+    act->type_map.assign(atom->ntypes + 1, -1);
+    for (int t = 1; t <= atom->ntypes; ++t)
+      for (int k = 0; k < models[0].num_types(); ++k)
+        if (models[0].elements[k] == type_elements[t - 1]) act->type_map[t] = k;
+    for (const auto &m : models) act->cores.push_back(std::make_unique<nep::HostCore>(m, false));
+  } catch (std::exception &e) {
+    err = e.what();
+  }
+  if (!err.empty()) error->one(FLERR, "fix nep/train: cannot set up the committee: {}", err);
+}
+
+// sigma_i of every owned atom into act->sigma (the fix's per-atom vector); returns max_i sigma_i
+// over all ranks
+double FixNEPTrain::committee_deviation()
+{
+  const int nlocal = atom->nlocal, nall = nlocal + atom->nghost, M = act->members;
+  if (!act->list) error->all(FLERR, "fix nep/train: no neighbour list for the committee");
+  act->atom_type.resize(nall);
+  for (int i = 0; i < nall; ++i) act->atom_type[i] = act->type_map[atom->type[i]];
+  act->cforce.resize(M);
+  std::string err;
+  try {
+    for (int m = 0; m < M; ++m) {
+      act->cforce[m].assign(3 * static_cast<size_t>(nall), 0.0);
+      act->cores[m]->compute(act->list->inum, act->list->ilist, nall, &atom->x[0][0], act->atom_type.data(),
+                             act->list->numneigh, act->list->firstneigh, act->cforce[m].data(), nullptr, nullptr);
+    }
+  } catch (std::exception &e) {
+    err = e.what();
+  }
+  if (!err.empty()) nep_lmp::error_one(lmp, FLERR, "fix nep/train: committee evaluation failed: " + err);
+  // reaction forces on ghosts (full list) belong to their owners, newton on or off
+  reverse_width = 3 * M;
+  comm->reverse_comm_fix(this, 3 * M);
+  reverse_width = 3;
+  std::vector<const double *> fm(M);
+  for (int m = 0; m < M; ++m) fm[m] = act->cforce[m].data();
+  act->sigma.resize(std::max(atom->nmax, 1));
+  nep::force_deviation(fm, nlocal, act->sigma.data());
+  vector_atom = act->sigma.data();
+  double mine = 0.0, all = 0.0;
+  for (int i = 0; i < nlocal; ++i) mine = std::max(mine, act->sigma[i]);
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, world);
+  return all;
+}
+
+// The teacher's forces, energy and virial for this step, into fcopy (ghosts folded) and `ev`.
+// keep_forces: they replace the student's in LAMMPS (this step is teacher-driven); else the
+// student's forces are restored.
+void FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
+{
+  const int nall = atom->nlocal + atom->nghost;
+  double **f = atom->f;
+  act->fbackup.resize(3 * static_cast<size_t>(nall));
+  for (int i = 0; i < nall; ++i)
+    for (int d = 0; d < 3; ++d) {
+      act->fbackup[3 * i + d] = f[i][d];
+      f[i][d] = 0.0;
+    }
+  act->teacher->compute(eflag, vflag);    // its own tallies (ev_init), virial by fdotr on its forces alone
+  copy_forces();
+  if (keep_forces) {    // this step's energy and virial are the teacher's too
+    Pair *pair = force->pair;
+    pair->eng_vdwl = act->teacher->eng_vdwl;
+    pair->eng_coul = act->teacher->eng_coul;
+    for (int c = 0; c < 6; ++c) pair->virial[c] = act->teacher->virial[c];
+    if (pair->eflag_atom && pair->eatom && act->teacher->eatom)
+      for (int i = 0; i < nall; ++i) pair->eatom[i] = act->teacher->eatom[i];
+    if (pair->vflag_atom && pair->vatom && act->teacher->vatom)
+      for (int i = 0; i < nall; ++i)
+        for (int c = 0; c < 6; ++c) pair->vatom[i][c] = act->teacher->vatom[i][c];
+    if (pair->cvflag_atom && pair->cvatom && act->teacher->cvatom)
+      for (int i = 0; i < nall; ++i)
+        for (int c = 0; c < 9; ++c) pair->cvatom[i][c] = act->teacher->cvatom[i][c];
+  } else {
+    for (int i = 0; i < nall; ++i)
+      for (int d = 0; d < 3; ++d) f[i][d] = act->fbackup[3 * i + d];
+  }
+}
+
+void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
+{
+  const bigint step = update->ntimestep;
+  ++act->steps;
+  if (act->teacher_drives) {    // pair hybrid computed the teacher this step
+    ++act->teacher_evals;
+    ++act->teacher_steps;
+  }
+  if (step != next_sample) return;
+  if (update->eflag_global != step || update->vflag_global != step)
+    error->all(FLERR, "fix nep/train: energy and virial were not tallied on step {} (a fix or run option "
+               "suppressed them)", step);
+  ++act->checks;
+  const bool committee = act->have_committee();
+  const double sigma = committee ? committee_deviation() : 0.0;
+  act->last_sigma = sigma;
+  const double k = act->calib_factor;
+  const double scaled = act->true_units ? k * sigma : sigma;    // compared with lo and hi
+  const double miss_above = act->true_units ? act->lo : k * act->lo;    // the trust statement, in true error
+  const bool budget_ok = act->budget < 0 || act->teacher_evals < act->budget;
+  const bool gap_ok = act->last_call_step < 0 || step - act->last_call_step >= act->gap;
+
+  const char *reason = nullptr;
+  bool take_over = false;
+  if (act->teacher_drives) {
+    copy_forces();    // the teacher's own forces, this step's driver
+    reason = "driving";
+  } else if (scaled >= act->hi && budget_ok) {
+    reason = "upper";
+    take_over = true;
+  } else if (scaled >= act->lo && budget_ok && gap_ok) {
+    reason = "lower";
+  } else if (scaled < act->lo && budget_ok && gap_ok && nep::audit_draw(static_cast<uint64_t>(seed), step, act->audit)) {
+    reason = "audit";
+  } else if (scaled >= act->hi && !budget_ok && !act->budget_warned) {
+    act->budget_warned = true;
+    if (comm->me == 0)
+      error->warning(FLERR, "fix nep/train: step {}: the teacher budget ({} evaluations) is spent; the student keeps "
+                     "driving although the deviation {:.3g} exceeds the upper threshold", step, act->budget, scaled);
+  }
+
+  if (reason && !act->teacher_drives) {
+    call_teacher(eflag, vflag, take_over);
+    ++act->teacher_evals;
+    ++act->teacher_steps;
+    act->last_call_step = step;
+  }
+  FrameOutcome out;
+  if (reason) {
+    const Pair *src = act->teacher_drives ? force->pair : act->teacher;
+    double ev[7] = {src->eng_vdwl + src->eng_coul, 0, 0, 0, 0, 0, 0};
+    for (int c = 0; c < 6; ++c) ev[1 + c] = src->virial[c];
+    out = take_frame(ev, true);
+    if (committee && comm->me == 0) {
+      impl->calibration.add(sigma, out.max_err);
+      act->calib_factor = impl->calibration.factor();
+    }
+    MPI_Bcast(&act->calib_factor, 1, MPI_DOUBLE, 0, world);
+    if (std::strcmp(reason, "audit") == 0) {
+      ++act->audits;
+      if (out.max_err > miss_above) ++act->audit_misses;
+    }
+    if (comm->me == 0)
+      history_event(fmt::format("\"event\":\"teacher\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"
+                                "\"true_max_err_eV_per_A\":{:.9g},\"true_rmse_f_eV_per_A\":{:.9g},\"kept\":{},"
+                                "\"driver\":\"{}\",\"teacher_evaluations\":{}",
+                                step, reason, sigma, out.max_err, out.rmse, out.kept ? "true" : "false",
+                                act->teacher_drives || take_over ? "teacher" : "student", act->teacher_evals));
+    if (out.kept) sampled_now = true;
+  }
+  if (take_over) {
+    act->switch_pending = true;
+    act->rounds_at_handover = rounds;
+  } else if (act->teacher_drives && committee && rounds > act->rounds_at_handover && scaled < act->lo) {
+    act->switch_pending = true;    // a newer model is trusted here: the student drives again
+  }
+  if (comm->me == 0 && committee)
+    history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
+                              sigma, act->teacher_drives || take_over ? "teacher" : "student"));
+}
+
+void FixNEPTrain::active_end_of_step()
+{
+  const bigint step = update->ntimestep;
+  if (act->switch_pending) {
+    act->switch_pending = false;
+    set_driver(!act->teacher_drives);
+    if (comm->me == 0) {
+      utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
+                     step, act->teacher_drives ? "teacher" : "student", act->last_sigma);
+      history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"{}\",\"max_dev_eV_per_A\":{:.9g}", step,
+                                act->teacher_drives ? "teacher" : "student", act->last_sigma));
+    }
+  }
+  sampled_now = false;
+  if (round_running && step >= act->round_adopt_step) adopt_round();
+  const bigint due_frames = rounds == 0 && act->first_round > 0 ? act->first_round : train_every;
+  if (!round_running && frames - act->round_started_frames >= due_frames) {
+    start_round();
+    if (round_running) {
+      act->round_started_frames = frames;
+      // adopted on a step where end_of_step runs (a multiple of every)
+      const bigint due = step + act->adopt_after;
+      act->round_adopt_step = (due + every - 1) / every * every;
+    }
+  }
+  schedule_next_sample();
+}
+
+double FixNEPTrain::active_vector(int i) const
+{
+  switch (i) {
+    case 7: return static_cast<double>(act->teacher_evals);
+    case 8: return act->steps > 0 ? static_cast<double>(act->teacher_steps) / static_cast<double>(act->steps) : 0.0;
+    case 9: return act->last_sigma;
+    case 10: return act->teacher_drives ? 1.0 : 0.0;
+    case 11: return static_cast<double>(act->audit_misses);
+    case 12: return act->calib_factor;
+    case 13: return static_cast<double>(act->audits);
+    default: return 0.0;
+  }
+}
+
+/* ---- restart: counters, driver, committee members, calibration pairs ---- */
+
+void FixNEPTrain::active_restart_pack(std::vector<double> &s, std::string &blob) const
+{
+  s = {double(act->teacher_drives), double(act->steps), double(act->teacher_evals), double(act->teacher_steps),
+       double(act->checks), double(act->audits), double(act->audit_misses), double(act->exploded),
+       double(act->last_call_step), act->last_sigma, double(act->rounds_at_handover),
+       double(act->round_started_frames), double(act->round_adopt_step), act->calib_factor};
+  auto put = [&](const void *p, size_t n) { blob.append(static_cast<const char *>(p), n); };
+  const uint64_t nm = act->member_text.size();
+  put(&nm, sizeof(nm));
+  for (const auto &t : act->member_text) {
+    const uint64_t n = t.size();
+    put(&n, sizeof(n));
+    put(t.data(), t.size());
+  }
+  // calibration pairs: rank 0's
+  std::vector<double> pred, truth;
+  if (comm->me == 0) {
+    pred = impl->calibration.predicted();
+    truth = impl->calibration.true_errors();
+  }
+  const uint64_t np = pred.size();
+  put(&np, sizeof(np));
+  put(pred.data(), np * sizeof(double));
+  put(truth.data(), np * sizeof(double));
+}
+
+void FixNEPTrain::active_restart_unpack(const double *s, const std::string &blob)
+{
+  act->teacher_drives = s[0] != 0.0;
+  act->steps = static_cast<bigint>(s[1]);
+  act->teacher_evals = static_cast<bigint>(s[2]);
+  act->teacher_steps = static_cast<bigint>(s[3]);
+  act->checks = static_cast<bigint>(s[4]);
+  act->audits = static_cast<bigint>(s[5]);
+  act->audit_misses = static_cast<bigint>(s[6]);
+  act->exploded = static_cast<bigint>(s[7]);
+  act->last_call_step = static_cast<bigint>(s[8]);
+  act->last_sigma = s[9];
+  act->rounds_at_handover = static_cast<int>(s[10]);
+  act->round_started_frames = static_cast<bigint>(s[11]);
+  act->round_adopt_step = static_cast<bigint>(s[12]);
+  act->calib_factor = s[13];
+  size_t pos = 0;
+  auto get = [&](void *p, size_t n) {
+    if (pos + n > blob.size()) error->all(FLERR, "fix nep/train: truncated mode active restart data");
+    memcpy(p, blob.data() + pos, n);
+    pos += n;
+  };
+  uint64_t nm = 0;
+  get(&nm, sizeof(nm));
+  act->member_text.assign(nm, std::string());
+  for (auto &t : act->member_text) {
+    uint64_t n = 0;
+    get(&n, sizeof(n));
+    t.resize(n);
+    if (n) get(&t[0], n);
+  }
+  uint64_t np = 0;
+  get(&np, sizeof(np));
+  std::vector<double> pred(np), truth(np);
+  if (np) {
+    get(pred.data(), np * sizeof(double));
+    get(truth.data(), np * sizeof(double));
+  }
+  impl->calibration.assign(pred, truth);
+  if (!act->member_text.empty() && comm->me == 0) {
+    impl->members.clear();
+    for (size_t k = 0; k < act->member_text.size(); ++k)
+      impl->members.push_back(nep::parse_model(act->member_text[k], "restart file committee member"));
+  }
+}

@@ -1,0 +1,188 @@
+"""Figures of a `fix nep/train` run from its history file (history.py): buffer size, RMSE per
+round, training and MD-waiting time per round; with active learning, teacher calls over time and
+predicted deviation against true error."""
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from . import metrics, plotting
+from .history import column
+from .plotting import TEST, TRAIN
+
+
+def _restarts(ax, h):
+    for ev in h.starts[1:]:
+        ax.axvline(float(ev["step"]), color="0.6", ls="--", lw=0.8)
+
+
+def buffer_size(h, outdir, prefix):
+    r = h.rounds
+    if not r:
+        return None
+    step = column(r, "step")
+    fig, axes = plotting.new(width=4.6)
+    ax = axes[0][0]
+    ax.plot(step, column(r, "frames"), "o-", color="k", ms=3, label="frames buffered")
+    ax.plot(step, column(r, "n_train"), "s-", color=TRAIN, ms=3, label="training frames")
+    ax.plot(step, column(r, "n_heldout"), "^-", color=TEST, ms=3, label="held-out frames")
+    _restarts(ax, h)
+    ax.xaxis.set_major_locator(MaxNLocator(5))
+    ax.set_xlabel("MD step")
+    ax.set_ylabel("frames")
+    ax.legend(loc="upper left")
+    last = r[-1]
+    note = (f"after round {last['round']}: {last.get('frames', '?')} frames "
+            f"({last.get('n_train', '?')} training, {last.get('n_heldout', '?')} held out)")
+    plotting.title_with_note(ax, "buffer size at each round", note)
+    caption = "Frames in the buffer when each round ended (dashed lines: restarts)."
+    return plotting.save(fig, outdir, f"{prefix}buffer.png", "Buffer size", caption, {"buffer": note})
+
+
+def rmse_per_round(h, outdir, prefix):
+    r = h.rounds
+    if not r:
+        return None
+    rounds = [e["round"] for e in r]
+    series = [("force (meV/Å)", [("training", "train", "train_rmse_f_meV_per_A", TRAIN, "o"),
+                                 ("held-out", "held-out", "heldout_rmse_f_meV_per_A", TEST, "s"),
+                                 ("new frames before training", "new", "fresh_rmse_f_meV_per_A", "tab:orange", "^")]),
+              ("energy (meV/atom)", [("training", "train", "train_rmse_e_meV_per_atom", TRAIN, "o"),
+                                     ("held-out", "held-out", "heldout_rmse_e_meV_per_atom", TEST, "s")]),
+              ("virial (meV/atom)", [("training", "train", "train_rmse_v_meV_per_atom", TRAIN, "o"),
+                                     ("held-out", "held-out", "heldout_rmse_v_meV_per_atom", TEST, "s")])]
+    panels = [(t, [x for x in lines if any(v > 0 for v in column(r, x[2], 0.0))]) for t, lines in series]
+    panels = [(t, lines) for t, lines in panels if lines]
+    if not panels:
+        return None
+    fig, axes = plotting.new(ncols=len(panels), width=3.3)
+    notes = {}
+    reverted = [bool(e.get("reverted")) for e in r]
+    legend_panel = max(range(len(panels)), key=lambda k: len(panels[k][1]))  # one legend: the fullest panel
+    for k, (ax, (title, lines)) in enumerate(zip(axes[0], panels)):
+        text = []
+        for label, short, key, colour, marker in lines:
+            y = np.array(column(r, key, 0.0))
+            ok = y > 0   # 0 = not measured (no held-out frames yet, no new frames)
+            ax.plot(np.array(rounds)[ok], y[ok], marker + "-", color=colour, ms=3, label=label)
+            measured = [(rk, v) for rk, v, m in zip(rounds, y, ok) if m]
+            if measured:
+                rk, v = measured[-1]
+                text.append(f"{short} {metrics.number(v)}" + (f" (round {rk})" if rk != rounds[-1] else ""))
+        bad = [k for k, rv in enumerate(reverted) if rv]
+        if bad:
+            ax.plot([rounds[k] for k in bad], [0] * len(bad), "x", color="k", transform=ax.get_xaxis_transform(),
+                    clip_on=False, label="reverted")
+        plotting.log_y(ax)
+        ax.set_xlabel("round")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if k == legend_panel:
+            ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), ncol=2)
+        notes[title] = f"round {rounds[-1]}: " + ", ".join(text)
+        plotting.title_with_note(ax, f"RMSE, {title}", notes[title])
+    caption = ("RMSE of the model after each round on its training frames and on the held-out frames "
+               "(never trained on); crosses: rounds whose result was reverted.")
+    return plotting.save(fig, outdir, f"{prefix}rmse.png", "RMSE per round", caption, notes)
+
+
+def timing(h, outdir, prefix):
+    r = h.rounds
+    if not r:
+        return None
+    rounds = np.array([e["round"] for e in r], dtype=float)
+    train = np.array(column(r, "train_seconds", 0.0))
+    wait = np.array(column(r, "md_wait_seconds", 0.0))
+    fig, axes = plotting.new(width=4.6)
+    ax = axes[0][0]
+    ax.bar(rounds - 0.2, train, 0.4, color=TRAIN, label="training (background thread)")
+    ax.bar(rounds + 0.2, wait, 0.4, color=TEST, label="MD waiting for training")
+    ax.set_xlabel("round")
+    ax.set_ylabel("seconds")
+    ax.legend(loc="best")
+    note = (f"{len(r)} rounds: training {metrics.number(train.sum())} s, "
+            f"MD waiting {metrics.number(wait.sum())} s")
+    plotting.title_with_note(ax, "time per round", note)
+    caption = "Wall time each round spent training, and time molecular dynamics stood still waiting for it."
+    return plotting.save(fig, outdir, f"{prefix}timing.png", "Training and waiting time", caption, {"timing": note})
+
+
+REASON_COLOURS = {"lower": "tab:blue", "upper": "tab:red", "audit": "tab:green"}
+
+
+def teacher_calls(h, outdir, prefix):
+    if not h.teacher:
+        return None
+    fig, axes = plotting.new(ncols=2, width=3.8)
+    ax = axes[0][0]
+    reasons = sorted({str(e.get("reason", "?")) for e in h.teacher})
+    counts = {}
+    for reason in reasons:
+        steps = sorted(float(e["step"]) for e in h.teacher if str(e.get("reason", "?")) == reason)
+        counts[reason] = len(steps)
+        ax.step(steps, np.arange(1, len(steps) + 1), where="post", color=REASON_COLOURS.get(reason, "0.3"),
+                label=reason)
+    all_steps = sorted(float(e["step"]) for e in h.teacher)
+    ax.step(all_steps, np.arange(1, len(all_steps) + 1), where="post", color="k", label="all")
+    _restarts(ax, h)
+    ax.set_xlabel("MD step")
+    ax.set_ylabel("teacher calls (cumulative)")
+    ax.set_title("teacher calls over time")
+    ax.legend(loc="upper left")
+    note = f"{len(h.teacher)} teacher calls: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+    plotting.annotate(ax, note.replace(": ", ":\n", 1), loc="center left")
+    ax2 = axes[0][1]
+    pts = [(float(e["step"]), float(e["max_dev_eV_per_A"])) for e in h.checks + h.teacher
+           if e.get("max_dev_eV_per_A") is not None]
+    pts.sort()
+    if pts:
+        ax2.plot([p[0] for p in pts], [1000 * p[1] for p in pts], ".", color="0.4", ms=3, label="checks")
+        tp = [(float(e["step"]), 1000 * float(e["max_dev_eV_per_A"])) for e in h.teacher
+              if e.get("max_dev_eV_per_A") is not None]
+        ax2.plot([p[0] for p in tp], [p[1] for p in tp], "o", mfc="none", color="tab:red", ms=5, label="teacher called")
+        if all(p[1] > 0 for p in pts):
+            ax2.set_yscale("log")
+        ax2.legend(loc="best")
+    ax2.set_xlabel("MD step")
+    ax2.set_ylabel("predicted max force deviation (meV/Å)")
+    ax2.set_title("deviation checks")
+    caption = "Teacher calls by reason over the run, and the committee's predicted maximum force deviation at each check."
+    return plotting.save(fig, outdir, f"{prefix}teacher_calls.png", "Teacher calls", caption, {"teacher": note})
+
+
+def deviation_vs_error(h, outdir, prefix):
+    ev = [e for e in h.teacher if e.get("max_dev_eV_per_A") is not None and e.get("true_max_err_eV_per_A") is not None]
+    if not ev:
+        return None
+    dev = 1000 * np.array(column(ev, "max_dev_eV_per_A"))
+    err = 1000 * np.array(column(ev, "true_max_err_eV_per_A"))
+    fig, axes = plotting.new(width=4.0, height=3.6)
+    ax = axes[0][0]
+    for reason in sorted({str(e.get("reason", "?")) for e in ev}):
+        m = np.array([str(e.get("reason", "?")) == reason for e in ev])
+        ax.scatter(dev[m], err[m], s=12, color=REASON_COLOURS.get(reason, "0.3"), label=reason)
+    lo = float(min(dev.min(), err.min()))
+    hi = float(max(dev.max(), err.max()))
+    ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
+    if lo > 0:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("predicted max force deviation (meV/Å)")
+    ax.set_ylabel("true max force error (meV/Å)")
+    ax.set_title("predicted deviation vs true error")
+    ax.legend(loc="lower right")
+    r = float(np.corrcoef(dev, err)[0, 1]) if len(ev) > 1 and dev.std() > 0 and err.std() > 0 else float("nan")
+    note = f"{len(ev)} teacher calls, Pearson r = {r:.3f}"
+    plotting.annotate(ax, note)
+    caption = ("At each teacher call: the deviation the student's committee predicted against the true maximum "
+               "force error measured with the teacher's forces.")
+    return plotting.save(fig, outdir, f"{prefix}deviation_vs_error.png", "Predicted deviation vs true error",
+                         caption, {"deviation": note})
+
+
+def all_figures(h, outdir, prefix, progress):
+    out = []
+    for name, make in (("buffer size", buffer_size), ("RMSE per round", rmse_per_round), ("timing", timing),
+                       ("teacher calls", teacher_calls), ("deviation vs error", deviation_vs_error)):
+        progress(f"figure: {name}")
+        fig = make(h, outdir, prefix)
+        if fig is not None:
+            out.append(fig)
+    return out
