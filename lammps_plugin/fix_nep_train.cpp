@@ -46,6 +46,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <strings.h>
 
@@ -76,10 +77,10 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   bool history_set = false;
   created_at = MPI_Wtime();
   const std::string usage =
-      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] "
+      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] [min_updates U] "
       "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
       "[elements El1 ... ElN] [history FILE|none] [keep_rounds yes|no] [mode passive|active] [teacher STYLE] [committee M] "
-      "[threshold LO HI [true]] [gap G] [budget B|none] [audit P] [adopt_after N] [first_round K] [fmax F]";
+      "[threshold LO HI [true]] [gap G] [budget B|none] [audit P] [adopt_after N [M]] [first_round K] [fmax F]";
   auto active_settings = std::make_unique<Active>();
   bool active_mode = false;
   std::string active_key;    // an active-mode keyword given (error in passive mode)
@@ -122,6 +123,11 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
     } else if (key == "epochs") {
       need(1);
       epochs = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      iarg += 2;
+    } else if (key == "min_updates") {
+      need(1);
+      min_updates = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+      if (min_updates < 0) error->all(FLERR, "fix nep/train: min_updates must be >= 0");
       iarg += 2;
     } else if (key == "capacity") {
       need(1);
@@ -206,6 +212,10 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
                                                                   : active_settings->first_round) = v;
       active_key = key;
       iarg += 2;
+      if (key == "adopt_after" && iarg < narg && isdigit(arg[iarg][0])) {    // adopt_after N [M]
+        active_settings->adopt_after_student = utils::bnumeric(FLERR, arg[iarg], false, lmp);
+        ++iarg;
+      }
     } else if (key == "budget") {
       need(1);
       active_settings->budget =
@@ -245,6 +255,7 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
     if (select_threshold >= 0.0) error->all(FLERR, "fix nep/train: mode active selects by the committee; drop 'select'");
     act = std::move(active_settings);
     if (act->adopt_after == 0) act->adopt_after = 10 * static_cast<bigint>(every);
+    if (act->adopt_after_student == 0) act->adopt_after_student = 10 * act->adopt_after;
     deploy = true;    // the student must be the latest model
   } else if (!active_key.empty()) {
     error->all(FLERR, "fix nep/train: keyword '{}' needs 'mode active'", active_key);
@@ -369,6 +380,23 @@ void FixNEPTrain::init()
         if (!path.empty()) {
           impl->set_model(nep::read_model(path), type_elements);
           model_text = nep::format_model(*impl->model);
+          // mode active: the committee written beside that model by an earlier run (MODEL.memberK)
+          if (act) {
+            std::vector<std::string> texts;
+            for (int k = 1; k < act->members; ++k) {
+              const std::string mp = fmt::format("{}.member{}", path, k);
+              if (!utils::file_is_readable(mp)) break;
+              impl->members.push_back(nep::read_model(mp));
+              texts.push_back(nep::format_model(impl->members.back()));
+            }
+            if (static_cast<int>(texts.size()) == act->members - 1) {
+              act->member_text = texts;
+              utils::logmesg(lmp, "fix nep/train: committee of {} from {} and {}.member1..{}\n", act->members, path,
+                             path, act->members - 1);
+            } else {
+              impl->members.clear();
+            }
+          }
         }
       }
     } catch (std::exception &e) {
@@ -380,6 +408,12 @@ void FixNEPTrain::init()
   MPI_Bcast(state, 2, MPI_DOUBLE, 0, world);
   frames = static_cast<bigint>(state[0]);
   model_text = bcast_string(model_text, world);
+  if (act) {    // the committee members (start model's, or the restart's) on every rank
+    int n = static_cast<int>(act->member_text.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, world);
+    act->member_text.resize(n);
+    for (auto &t : act->member_text) t = bcast_string(t, world);
+  }
   if (comm->me == 0) {
     if (state[1] > 0)
       error->warning(FLERR, "fix nep/train: dropped {} frames of {} written after the restart point (they will be "
@@ -397,9 +431,11 @@ void FixNEPTrain::init()
   }
   if (restart_frames < 0) next_round_at = std::max<bigint>(train_every, 1);
   if (act && !act->have_committee() && !model_text.empty()) {
-    adopt_committee(act->member_text);    // from the restart file (or the start model: no members yet)
+    adopt_committee(act->member_text);    // from the restart file, or the start model's files
     deploy_model();                       // the student continues with the model it had
   }
+  // a new run (not a restart) starts with the student driving only if a committee exists already
+  if (act && restart_frames < 0) act->teacher_drives = !act->have_committee();
   if (restart_round_running) {    // the round in flight when the restart was written: run it again
     restart_round_running = false;
     start_round();
@@ -479,8 +515,9 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
 {
   const int nlocal = atom->nlocal;
   double **x = atom->x;
-  double tot[7];
-  MPI_Allreduce(ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
+  double mine_ev[7], tot[7];    // a copy: LAMMPS's STUBS MPI_Allreduce takes a non-const buffer
+  std::copy(ev, ev + 7, mine_ev);
+  MPI_Allreduce(mine_ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
 
   // atoms to rank 0: tag, type, position (wrapped) relative to the box origin, teacher force
   constexpr int W = 8;
@@ -656,6 +693,7 @@ void FixNEPTrain::start_round()
         if (in.has_start) in.start = *impl->model;
         in.round = static_cast<uint64_t>(rounds) + 1;
         in.epochs = epochs;
+        in.min_updates = min_updates;
         in.threads = threads;
         if (act) {    // the committee: members warm-start from their previous models (or the start model)
           in.committee = act->members;
@@ -692,6 +730,7 @@ void FixNEPTrain::adopt_round()
       for (size_t k = 0; k < r.members.size(); ++k) {
         member_texts.push_back(nep::format_model(r.members[k]));
         nep::write_model(r.members[k], fmt::format("{}.member{}", model_path, k + 1));
+        if (keep_rounds) nep::write_model(r.members[k], fmt::format("{}.round{}.member{}", model_path, rounds + 1, k + 1));
       }
       const double waited_s = MPI_Wtime() - t0;
       if (r.reverted)

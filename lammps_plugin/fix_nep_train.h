@@ -48,6 +48,7 @@ class FixNEPTrain : public Fix {
   bigint seed = 1;
   int train_every = 10;            // a round is due every this many kept frames
   int epochs = 0;                  // epochs per round (0: nep.in's epoch)
+  int min_updates = 0;             // at least this many optimiser updates per round (0: off)
   bigint capacity = 1000;          // training frames held in memory (reservoir)
   double heldout = 0.1;            // held-out fraction
   double select_threshold = -1.0;  // select error X (eV/A); < 0: keep every frame

@@ -92,6 +92,9 @@ void FixNEPTrain::set_driver(bool teacher)
 void FixNEPTrain::active_setup()
 {
   set_driver(act->teacher_drives || !act->have_committee());
+  // the per-atom deviation (dump, compute reduce) reads 0 until a check step with a committee
+  act->sigma.assign(std::max(atom->nmax, 1), 0.0);
+  vector_atom = act->sigma.data();
 }
 
 // All models of the committee on this rank, from the driving model's text and the members'
@@ -199,6 +202,10 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
                "suppressed them)", step);
   ++act->checks;
   const bool committee = act->have_committee();
+  if (!committee) {    // no committee yet: per-atom deviation 0 (the vector stays valid for dumps)
+    act->sigma.assign(std::max(atom->nmax, 1), 0.0);
+    vector_atom = act->sigma.data();
+  }
   const double sigma = committee ? committee_deviation() : 0.0;
   act->last_sigma = sigma;
   const double k = act->calib_factor;
@@ -272,6 +279,11 @@ void FixNEPTrain::active_end_of_step()
   if (act->switch_pending) {
     act->switch_pending = false;
     set_driver(!act->teacher_drives);
+    // a round started while the student drove is adopted soon now: every step costs the teacher
+    if (act->teacher_drives && round_running) {
+      const bigint due = step + act->adopt_after;
+      act->round_adopt_step = std::min(act->round_adopt_step, (due + every - 1) / every * every);
+    }
     if (comm->me == 0) {
       utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
                      step, act->teacher_drives ? "teacher" : "student", act->last_sigma);
@@ -281,13 +293,16 @@ void FixNEPTrain::active_end_of_step()
   }
   sampled_now = false;
   if (round_running && step >= act->round_adopt_step) adopt_round();
-  const bigint due_frames = rounds == 0 && act->first_round > 0 ? act->first_round : train_every;
+  // while the teacher drives (from the start, or after a takeover) frames arrive at every check
+  // step: rounds come every first_round frames then, to hand back soon
+  const bigint due_frames = act->teacher_drives && act->first_round > 0 ? act->first_round : train_every;
   if (!round_running && frames - act->round_started_frames >= due_frames) {
     start_round();
     if (round_running) {
       act->round_started_frames = frames;
-      // adopted on a step where end_of_step runs (a multiple of every)
-      const bigint due = step + act->adopt_after;
+      // adopted on a step where end_of_step runs (a multiple of every): soon while the teacher
+      // drives (every step costs a teacher evaluation), later while the student does (MD need not wait)
+      const bigint due = step + (act->teacher_drives ? act->adopt_after : act->adopt_after_student);
       act->round_adopt_step = (due + every - 1) / every * every;
     }
   }

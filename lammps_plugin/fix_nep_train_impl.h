@@ -64,8 +64,9 @@ struct FixNEPTrain::Active {
   bigint gap = 0;                // fewest steps between two teacher calls for labels or audits
   bigint budget = -1;            // teacher evaluations allowed in all (-1: no limit)
   double audit = 0.0;            // probability of auditing a check step the committee trusts
-  bigint adopt_after = 0;        // a round's model is adopted this many steps after it started
-  bigint first_round = 0;        // frames that start the first round (0: train_every)
+  bigint adopt_after = 0;        // a round's model is adopted this many steps after it started (teacher driving)
+  bigint adopt_after_student = 0;  // ... when it started with the student driving (0: 10 x adopt_after)
+  bigint first_round = 0;        // frames that start a round while the teacher drives (0: train_every)
   double fmax = 20.0;            // a teacher frame with a force above this (eV/A) is not buffered
 
   // ---- LAMMPS objects (set in init)
@@ -88,7 +89,7 @@ struct FixNEPTrain::Active {
   bigint steps = 0, teacher_evals = 0, teacher_steps = 0, checks = 0;
   bigint audits = 0, audit_misses = 0, exploded = 0, last_call_step = -1;
   double last_sigma = 0.0;       // latest max deviation (eV/A; 0 before the first committee)
-  int rounds_at_handover = 0;    // rounds adopted when the teacher last took over
+  int rounds_at_handover = -1;   // rounds adopted when the teacher last took over (-1: never)
   bigint round_started_frames = 0, round_adopt_step = -1;
   double calib_factor = 1.0;
   bool budget_warned = false;

@@ -44,8 +44,11 @@ class PairNEPKokkos : public PairNEP {
   Kokkos::View<int *, DeviceType> d_image_offset, d_image_list;
   bigint images_built_at = -1;
   bool fold_on_device_possible() const;    // false: several ranks, or no atom map
-  void build_images();
 
+ public:
+  // Kernel launchers. Public because nvcc refuses an extended __host__ __device__ lambda inside a
+  // private or protected member function; not for use outside compute().
+  void build_images();
   // compute() in parts; both may throw (Kokkos allocations), compute() turns that into an error
   int map_types(int nlocal, int nall);
   nep::EnergyVirial evaluate(int nlocal, int nall, bool newton, bool want_w9, bool fold_here);

@@ -1,11 +1,17 @@
 // Kernel bodies of nep::Evaluator; included by the per-backend instantiation files only.
 #pragma once
 #include <Kokkos_ScatterView.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
+#include "descriptor_math.hpp"
 #include "evaluator_basis.hpp"
+#include "evaluator_host_kernel.hpp"
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
 #include "nep/evaluator.hpp"
@@ -16,6 +22,14 @@ namespace detail {
 
 struct TagNepDescriptor {};
 struct TagNepForce {};
+
+// tanh of an array element by element (the device kernels' network)
+struct TanhEach {
+  template <class Real>
+  KOKKOS_INLINE_FUNCTION void operator()(int n, Real* z) const {
+    for (int h = 0; h < n; ++h) z[h] = kmath::tanh(z[h]);
+  }
+};
 
 // Reduction value: energy and 9-component virial (row-major r^a f^b).
 struct EnergyVirialSum {
@@ -143,29 +157,10 @@ struct NepKernel {
         for (int n = 0; n < NR; ++n) q[n] += c[k * NR + n] * b[k];
     }
     // angular invariants
-    for (int n = 0; n < NA; ++n) {
-      const Real* sn = s + n * S;
-      for (int L = 1; L <= p.L3; ++L) {
-        const int base = L * L - 1;
-        Real acc = Real(0);
-        for (int k = 1; k <= 2 * L; ++k) acc += c3b(base + k) * sn[base + k] * sn[base + k];
-        q[NR + (L - 1) * NA + n] = c3b(base) * sn[base] * sn[base] + Real(2) * acc;
-      }
-      int ch = p.L3;
-      if (p.q222) {
-        const Real* a = sn + 3;
-        q[NR + ch * NA + n] = Real(p.c4b[0]) * a[0] * a[0] * a[0] +
-                              Real(p.c4b[1]) * a[0] * (a[1] * a[1] + a[2] * a[2]) +
-                              Real(p.c4b[2]) * a[0] * (a[3] * a[3] + a[4] * a[4]) +
-                              Real(p.c4b[3]) * a[3] * (a[2] * a[2] - a[1] * a[1]) +
-                              Real(p.c4b[4]) * a[1] * a[2] * a[4];
-        ++ch;
-      }
-      if (p.q1111) {
-        const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        q[NR + ch * NA + n] = Real(p.c5b[0]) * b0sq * b0sq + Real(p.c5b[1]) * b0sq * b12 + Real(p.c5b[2]) * b12 * b12;
-      }
-    }
+    const Real* c3bp = &c3b(0);
+    const Real c4b[5] = {Real(p.c4b[0]), Real(p.c4b[1]), Real(p.c4b[2]), Real(p.c4b[3]), Real(p.c4b[4])};
+    const Real c5b[3] = {Real(p.c5b[0]), Real(p.c5b[1]), Real(p.c5b[2])};
+    for (int n = 0; n < NA; ++n) angular_invariants(p.L3, c3bp, c4b, c5b, p.q222, p.q1111, s + n * S, q + NR + n, NA);
 
     if (want_q)
       for (int d = 0; d < p.D; ++d) q_out(ii, d) = double(q[d]);
@@ -174,31 +169,11 @@ struct NepKernel {
     const int D = p.D, H = p.H;
     const int off = p.ann_stride * ti;  // Model::ann_offset
     const Real* w0 = &ann(off);             // [h][d]
-    const Real* w0t = &ann_w0t(ti, 0);      // [d][h], the same weights transposed
     const Real* b0 = w0 + H * D;
     const Real* w1 = b0 + H;
     Real qs[kMaxDim], dU[kMaxDim], z[kMaxNeurons];
-    for (int d = 0; d < D; ++d) {
-      qs[d] = q[d] * q_scaler(d);
-      dU[d] = Real(0);
-    }
-    for (int h = 0; h < H; ++h) z[h] = -b0[h];
-    for (int d = 0; d < D; ++d) {
-      const Real qd = qs[d];
-      const Real* w = w0t + d * H;
-      for (int h = 0; h < H; ++h) z[h] += w[h] * qd;
-    }
-    Real U = Real(0);
-    for (int h = 0; h < H; ++h) {
-      const Real t = kmath::tanh(z[h]);
-      U += w1[h] * t;
-      z[h] = w1[h] * (Real(1) - t * t);  // reuse z as dU/dz
-    }
-    for (int h = 0; h < H; ++h) {
-      const Real g = z[h];
-      const Real* w = w0 + h * D;
-      for (int d = 0; d < D; ++d) dU[d] += g * w[d];
-    }
+    for (int d = 0; d < D; ++d) qs[d] = q[d] * q_scaler(d);
+    Real U = network_energy(D, H, w0, &ann_w0t(ti, 0), b0, w1, qs, z, dU, TanhEach{});
     U -= ann(p.b1_index);
     if (p.version == 5) U -= ann(off + (D + 2) * H);
     for (int d = 0; d < D; ++d) dU[d] *= q_scaler(d);  // now dU/dq (raw descriptor)
@@ -206,35 +181,8 @@ struct NepKernel {
     for (int n = 0; n < NR; ++n) fp_radial(ii, n) = dU[n];
     // dU/ds for every moment entry: chain rule through the invariants above
     for (int n = 0; n < NA; ++n) {
-      const Real* sn = s + n * S;
       Real G[kNumAngularEntries];
-      for (int L = 1; L <= p.L3; ++L) {
-        const int base = L * L - 1;
-        const Real fpL = dU[NR + (L - 1) * NA + n];
-        G[base] = Real(2) * c3b(base) * sn[base] * fpL;
-        for (int k = 1; k <= 2 * L; ++k) G[base + k] = Real(4) * c3b(base + k) * sn[base + k] * fpL;
-      }
-      int ch = p.L3;
-      if (p.q222) {
-        const Real fp4 = dU[NR + ch * NA + n];
-        const Real* a = sn + 3;
-        Real* g = G + 3;
-        g[0] += fp4 * (Real(3 * p.c4b[0]) * a[0] * a[0] + Real(p.c4b[1]) * (a[1] * a[1] + a[2] * a[2]) +
-                       Real(p.c4b[2]) * (a[3] * a[3] + a[4] * a[4]));
-        g[1] += fp4 * (Real(2 * p.c4b[1]) * a[0] * a[1] - Real(2 * p.c4b[3]) * a[3] * a[1] + Real(p.c4b[4]) * a[2] * a[4]);
-        g[2] += fp4 * (Real(2 * p.c4b[1]) * a[0] * a[2] + Real(2 * p.c4b[3]) * a[3] * a[2] + Real(p.c4b[4]) * a[1] * a[4]);
-        g[3] += fp4 * (Real(2 * p.c4b[2]) * a[0] * a[3] + Real(p.c4b[3]) * (a[2] * a[2] - a[1] * a[1]));
-        g[4] += fp4 * (Real(2 * p.c4b[2]) * a[0] * a[4] + Real(p.c4b[4]) * a[1] * a[2]);
-        ++ch;
-      }
-      if (p.q1111) {
-        const Real fp5 = dU[NR + ch * NA + n];
-        const Real b0sq = sn[0] * sn[0], b12 = sn[1] * sn[1] + sn[2] * sn[2];
-        G[0] += fp5 * (Real(4 * p.c5b[0]) * b0sq * sn[0] + Real(2 * p.c5b[1]) * sn[0] * b12);
-        const Real c = Real(2 * p.c5b[1]) * b0sq + Real(4 * p.c5b[2]) * b12;
-        G[1] += fp5 * c * sn[1];
-        G[2] += fp5 * c * sn[2];
-      }
+      angular_invariant_grad(p.L3, c3bp, c4b, c5b, p.q222, p.q1111, s + n * S, dU + NR + n, NA, S, G);
       for (int e = 0; e < S; ++e) g_angular(ii, n * S + e) = G[e];
     }
 
@@ -459,11 +407,6 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   EnergyVirial out;
   const int nlocal = inum;
   if (nlocal <= 0) return out;
-  if (d_fp_radial_.extent(0) < size_t(nlocal)) {
-    d_fp_radial_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:fp_radial"), nlocal, p_.NR);
-    d_g_angular_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:g_angular"), nlocal,
-                                                    std::max(1, p_.NA * p_.S));
-  }
   detail::NepKernel<DeviceType, Real> k;
   k.p = p_;
   k.x = x;
@@ -482,8 +425,6 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   k.zbl = d_zbl_;
   k.poly = Kokkos::View<const Real*, DeviceType>(d_poly_.data(), kMaxAngularPolys);
   k.c3b = Kokkos::View<const Real*, DeviceType>(d_c3b_.data(), kNumAngularEntries);
-  k.fp_radial = d_fp_radial_;
-  k.g_angular = d_g_angular_;
   k.want_eatom = eatom.extent(0) > 0;
   k.q_out = d_q_out_;
   k.want_q = d_q_out_.extent(0) >= size_t(nlocal) && d_q_out_.extent(1) >= size_t(p_.D);
@@ -491,6 +432,59 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   k.f = typename detail::NepKernel<DeviceType, Real>::ScatterF(f);
   k.vatom = typename detail::NepKernel<DeviceType, Real>::ScatterV(vatom);
 
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible) {
+    if (!two_pass_) {  // the fused host kernel (evaluator_host_kernel.hpp)
+      using Fused = detail::HostNepKernel<DeviceType, Real, detail::NepKernel<DeviceType, Real>>;
+      Fused hk(k);
+      hk.cap = detail::round_up(std::max<int>(1, int(neighbors.extent(1))), detail::kLanes<Real>) + detail::kLanes<Real>;
+      const int threads = hk.token.size();
+      detail::HostScratch<Real> layout;
+      const size_t bytes = layout.carve(nullptr, p_, hk.cap, int(neighbors.extent(1)));
+      if (host_scratch_.extent(0) < bytes * threads) {
+        // zeroed by memset: a View's own initialisation would dispatch to the default host space,
+        // which a thread other than the one that initialised Kokkos may not use (fix nep/train)
+        host_scratch_ = Kokkos::View<char*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:host_scratch"),
+                                                               bytes * threads + 64);
+        std::memset(host_scratch_.data(), 0, host_scratch_.extent(0));
+      }
+      char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(host_scratch_.data()) + 63) / 64 * 64);
+      std::vector<detail::HostScratch<Real>> scratch(threads);
+      for (int t = 0; t < threads; ++t) scratch[t].carve(base + t * bytes, p_, hk.cap, int(neighbors.extent(1)));
+      hk.scratch = scratch.data();
+      hk.timing = timing_enabled();
+      if (hk.timing)
+        for (auto& sc : scratch)
+          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) sc.ticks[ph] = 0;
+      detail::EnergyVirialSum e;
+      const auto t0 = std::chrono::steady_clock::now();
+      {
+        ScopedStage stage("core:fused");
+        detail::reduce_stage<execution_space, detail::TagNepFused>("nep:fused", nlocal, hk, e);
+        Kokkos::Experimental::contribute(f, hk.f);
+        if (hk.want_vatom) Kokkos::Experimental::contribute(vatom, hk.vatom);
+      }
+      if (hk.timing) {  // the kernel's wall time split by the phases' cycle counts
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double ticks[detail::kNumHostPhases] = {}, total = 0;
+        for (const auto& sc : scratch)
+          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) ticks[ph] += double(sc.ticks[ph]);
+        for (double t : ticks) total += t;
+        if (total > 0)
+          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) timing_add(detail::host_phase_stage(ph), wall * ticks[ph] / total);
+      }
+      out.energy = e.e;
+      for (int c = 0; c < 9; ++c) out.virial[c] = e.v[c];
+      return out;
+    }
+  }
+
+  if (d_fp_radial_.extent(0) < size_t(nlocal)) {
+    d_fp_radial_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:fp_radial"), nlocal, p_.NR);
+    d_g_angular_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:g_angular"), nlocal,
+                                                    std::max(1, p_.NA * p_.S));
+  }
+  k.fp_radial = d_fp_radial_;
+  k.g_angular = d_g_angular_;
   detail::EnergyVirialSum e1, e2;
   {
     ScopedStage stage("core:descriptor");

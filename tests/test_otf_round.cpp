@@ -54,6 +54,24 @@ TEST(OtfRound, ExpandingTheScalerKeepsTheModelTheSameFunction) {
   }
 }
 
+// min_updates: a small buffer gets enough optimiser updates (6 frames, batch 2: 3 batches per
+// epoch; nep.in's epoch 6)
+TEST(OtfRound, MinUpdatesRaisesTheEpochsOfSmallBuffers) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  in.min_updates = 40;  // ceil(40 / 3) = 14 epochs
+  EXPECT_EQ(nep::train_otf_round(in, nullptr).epochs, 14);
+  in.min_updates = 10;  // ceil(10 / 3) = 4 < 6: nep.in's 6 stand
+  EXPECT_EQ(nep::train_otf_round(in, nullptr).epochs, 6);
+  in.committee = 2;     // members get the same rule
+  in.min_updates = 40;
+  const nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+  EXPECT_EQ(r.epochs, 14);
+  ASSERT_EQ(r.members.size(), 1u);
+}
+
 TEST(OtfRound, RoundsTrainWarmStartAndAreDeterministic) {
   nep::KokkosSession kokkos;
   nep::OtfRoundInput in;

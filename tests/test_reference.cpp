@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "nep/list_evaluate.hpp"
 #include "nep/predict.hpp"
 #include "test_support.hpp"
 
@@ -111,6 +112,40 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ReferenceTest, ::testing::ValuesIn(all_cases()), case_name);
+
+// The device kernels (two passes: descriptor, then forces) run on the host when asked
+// (Evaluator::force_two_pass), so machines without a GPU hold them to the references too.
+class TwoPassTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TwoPassTest, DoubleMatchesNepCpu) {
+  const auto ref = load_reference(GetParam());
+  const nep::NeighborList nl = nep::build_neighbor_list(ref.structure.x, ref.structure.type, ref.structure.cell,
+                                                        ref.model.cutoff_max());
+  nep::SerialEvaluator ev(ref.model);
+  ev.force_two_pass(true);
+  using Ev = nep::SerialEvaluator;
+  const int nall = nl.nall, nlocal = nl.nlocal, maxn = std::max(1, nl.max_neighbors);
+  std::vector<int> neigh(static_cast<size_t>(nlocal) * maxn, 0);
+  std::copy(nl.neighbors.begin(), nl.neighbors.end(), neigh.begin());
+  std::vector<double> f(3 * static_cast<size_t>(nall), 0.0), w(9 * static_cast<size_t>(nall), 0.0), e(nall, 0.0);
+  const nep::EnergyVirial r =
+      ev.compute(nlocal, Ev::t_int(), Ev::t_x(nl.x.data(), nall), Ev::t_int(nl.type.data(), nall),
+                 Ev::t_int(nl.num_neighbors.data(), nlocal), Ev::t_neighbors(neigh.data(), nlocal, maxn),
+                 Ev::t_f(f.data(), nall), Ev::t_eatom(e.data(), nall), Ev::t_vatom(w.data(), nall));
+  std::vector<double> force(3 * static_cast<size_t>(nlocal), 0.0), vatom(9 * static_cast<size_t>(nlocal), 0.0);
+  for (int i = 0; i < nall; ++i) {
+    for (int c = 0; c < 3; ++c) force[3 * nl.owner[i] + c] += f[3 * i + c];
+    for (int c = 0; c < 9; ++c) vatom[9 * nl.owner[i] + c] += w[9 * i + c];
+  }
+  EXPECT_LE(std::fabs(r.energy - ref.energy) / std::fabs(ref.energy), 1e-10);
+  EXPECT_LE(max_rel_dev(std::vector<double>(e.begin(), e.begin() + nlocal), ref.eatom), 1e-10);
+  EXPECT_LE(max_rel_dev(force, ref.force), 1e-10);
+  EXPECT_LE(max_rel_dev(vatom, ref.vatom), 1e-10);
+  EXPECT_LE(max_rel_dev(std::vector<double>(r.virial, r.virial + 9), std::vector<double>(ref.virial, ref.virial + 9)), 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TwoPassTest, ::testing::ValuesIn(std::vector<std::string>(std::begin(kFixtures), std::end(kFixtures))),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // "zbl 0 0 0.7" is flexible ZBL with the 4th token ignored (NEP_CPU and GPUMD test "0 0" first):
 // the same model as "zbl 0 0", so it must reproduce that model's NEP_CPU references.

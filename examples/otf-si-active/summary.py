@@ -5,8 +5,11 @@ teacher_evaluations           Stillinger-Weber computations in the active run (t
                               recounted from history.jsonl: teacher calls + steps the teacher drove)
 md_steps                      MD steps of the active run (LAMMPS's loop counts)
 teacher_fraction              teacher_evaluations / md_steps
-heldout_force_rmse_meV_per_A  the final student on examples/otf-si's independent held-out frames
+heldout_force_rmse_meV_per_A  the final model (si.final.nep.txt: the run's student after run.sh's closing
+                              training pass on the teacher's frames) on examples/otf-si's independent
+                              held-out frames
 relative_force_error          that RMSE over the RMS teacher force on those frames
+heldout_force_rmse_in_run_meV_per_A   the same for the student that drove at the end of the run
 frames_in_buffer, training_rounds, audits, audit_misses, calibration_factor, handovers_to_teacher,
 calls_by_reason               from the log and history.jsonl
 max_buffered_force_eV_per_A   the largest force in the buffer (frames above fmax = 20 are never buffered)
@@ -36,8 +39,15 @@ def read_xyz(path, force_col):
 
 
 _, _, ref_f = read_xyz(os.path.join(out, "test.xyz"), 4)
-_, _, pred_f = read_xyz(os.path.join(out, "test_pred.xyz"), 5)
-f_rmse = math.sqrt(sum((a - b) ** 2 for a, b in zip(pred_f, ref_f)) / len(ref_f))
+
+
+def force_rmse(pred_path):
+    _, _, pred_f = read_xyz(pred_path, 5)
+    return math.sqrt(sum((a - b) ** 2 for a, b in zip(pred_f, ref_f)) / len(ref_f))
+
+
+f_rmse = force_rmse(os.path.join(out, "test_pred_final.xyz"))
+f_rmse_run = force_rmse(os.path.join(out, "test_pred.xyz"))
 f_rms = math.sqrt(sum(b * b for b in ref_f) / len(ref_f))
 
 log = open(os.path.join(out, "active.log")).read()
@@ -71,6 +81,7 @@ summary = {
     "teacher_fraction": float(m.group(3)) / md_steps,
     "heldout_force_rmse_meV_per_A": 1e3 * f_rmse,
     "relative_force_error": f_rmse / f_rms,
+    "heldout_force_rmse_in_run_meV_per_A": 1e3 * f_rmse_run,
     "frames_in_buffer": int(float(m.group(1))),
     "training_rounds": int(float(m.group(2))),
     "audits": int(float(m.group(4))),

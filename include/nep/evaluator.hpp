@@ -50,6 +50,12 @@ class Evaluator {
   void set_descriptor_output(t_descriptor q) { d_q_out_ = q; }
   int dim() const { return p_.D; }
 
+  // Host execution spaces (Serial, OpenMP) run a fused kernel: each atom's descriptor, network
+  // and pair forces in one pass over its pairs, vectorised across them. Device spaces run two
+  // passes (descriptor and network, then forces). force_two_pass(true) runs the two-pass kernels
+  // on a host space too, so tests hold them to the references on machines without a GPU.
+  void force_two_pass(bool on) { two_pass_ = on; }
+
   double cutoff() const { return cutoff_; }
   int num_types() const { return num_types_; }
 
@@ -75,6 +81,8 @@ class Evaluator {
   Kokkos::View<Real**, DeviceType> d_fp_radial_;               // [atom][n]   dU/dq_n (radial)
   Kokkos::View<Real**, DeviceType> d_g_angular_;               // [atom][n*S + entry] dU/ds
   t_descriptor d_q_out_;
+  bool two_pass_ = false;
+  Kokkos::View<char*, Kokkos::HostSpace> host_scratch_;  // the fused kernel's per-thread arrays
 };
 
 }  // namespace nep

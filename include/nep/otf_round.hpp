@@ -27,6 +27,9 @@ struct OtfRoundInput {
   Model start;
   uint64_t round = 1;                   // seeds this round's batch order: stream index (round << 32) + epoch
   int epochs = 0;                       // epochs in this round (0: cfg.epoch)
+  // at least this many optimiser updates (batches) in the round: a small buffer gets more epochs,
+  // epochs = max(epochs, ceil(min_updates / batches per epoch)); 0: off
+  int min_updates = 0;
   int threads = 1;                      // gradient threads (results do not depend on it)
   // Committee (active learning, fix nep/train mode active): members 1..committee-1 are trained
   // after the main model (member 0), each on a bootstrap resample of `train` (n draws with

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -30,6 +31,7 @@ OtfRoundInput member_input(const OtfRoundInput& in, int m) {
   mi.heldout = in.heldout;
   mi.round = in.round;
   mi.epochs = in.epochs;
+  mi.min_updates = in.min_updates;
   mi.threads = in.threads;
   if (!in.member_starts.empty()) {
     mi.has_start = true;
@@ -83,7 +85,11 @@ OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop)
   Optimizer opt(trainable_parameters(model), optimizer_options(cfg));
   // learning rate: geometric decay over the round, lr -> lr/10 (not below stop_lr), so every
   // round ends with small steps near its minimum
-  const int epochs = in.epochs > 0 ? in.epochs : cfg.epoch;
+  const int base_epochs = in.epochs > 0 ? in.epochs : cfg.epoch;
+  const int64_t batches = (static_cast<int64_t>(train.size()) + cfg.batch - 1) / cfg.batch;  // per epoch
+  const int epochs = in.min_updates > 0
+                         ? static_cast<int>(std::max<int64_t>(base_epochs, (in.min_updates + batches - 1) / batches))
+                         : base_epochs;
   auto lr_at = [&](int e) {
     const double x = epochs > 1 ? double(e) / (epochs - 1) : 1.0;
     return std::max(cfg.lr * std::pow(0.1, x), std::min(cfg.lr, cfg.stop_lr));

@@ -78,7 +78,7 @@ compute tpe all pair sw
 compute spe all pair nep/gpu
 fix nvt all nvt temp 1000 1000 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 audit 0.1 threads {threads} keep_rounds yes {fix_extra}
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1 threads {threads} keep_rounds yes {fix_extra}
 thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14]
 thermo_modify format float %.17g
 thermo 1
@@ -86,6 +86,7 @@ thermo 1
     if dump:
         d += "write_data start.data nocoeff\n"
         d += "dump d all custom 1 traj.dump id type x y z fx fy fz\ndump_modify d format float %.17g sort id\n"
+        d += "dump dv all custom 10 dev.dump id type x y z f_learn f_learn f_learn\ndump_modify dv format float %.17g sort id\n"
     d += f"run {first}\n"
     if after:
         d += "velocity all scale 2500\nunfix nvt\nfix nvt all nvt temp 2500 2500 0.1\n"
@@ -316,6 +317,37 @@ for k, (adopted, rnd) in enumerate(rounds):
         compared += 1
 check(ok_all and compared > 0 and worst <= 1e-10,
       f"forces on {compared} student-driven steps equal the model of the round in use ({models} models, {worst:.1e})")
+# the per-atom deviation (dumped f_learn on check steps) equals sigma_i recomputed from reruns of
+# the committee in use (round k's model and members, kept as si.nep.txt.roundk[.memberj]):
+# sigma_i = sqrt(mean_m |F_i^m - <F_i>|^2), DP-GEN's definition; 0 before the first committee
+dev = read_dump(os.path.join(d, "dev.dump"))    # step -> {id: (x, y, z, sigma, sigma, sigma)}
+first_round = rounds[0][0] if rounds else max(rows)
+zero_before = all(v[3] == 0.0 for s, atoms in dev.items() if s <= first_round for v in atoms.values())
+check(zero_before and any(s <= first_round for s in dev), "per-atom deviation reads 0 before the first committee")
+compared, worst, ok_all, used = 0, 0.0, True, 0
+for k, (adopted, rnd) in enumerate(rounds):
+    nxt = rounds[k + 1][0] if k + 1 < len(rounds) else max(rows) + 1
+    steps = [s for s in sorted(dev) if adopted < s <= nxt and s in traj]
+    if not steps or used == 2:
+        continue
+    used += 1
+    forces = []
+    for j, name in enumerate([f"si.nep.txt.round{rnd}"] + [f"si.nep.txt.round{rnd}.member{m}" for m in (1, 2)]):
+        ok_m, ref_m = rerun(d, "nep/gpu", f"* * {name} Si", f"committee{rnd}_{j}")
+        ok_all = ok_all and ok_m and all("force" in ref_m.get(s, {}) for s in steps)
+        forces.append(ref_m)
+    if not ok_all:
+        break
+    for s in steps:
+        sig = []
+        for i in range(len(dev[s])):
+            fm = [forces[j][s]["force"][i] for j in range(3)]
+            mean = [sum(f[c] for f in fm) / 3 for c in range(3)]
+            sig.append((sum((f[c] - mean[c]) ** 2 for f in fm for c in range(3)) / 3) ** 0.5)
+        worst = max(worst, rel([dev[s][k2][3] for k2 in sorted(dev[s])], sig))
+        compared += 1
+check(ok_all and compared > 0 and worst <= 1e-9,
+      f"per-atom deviation on {compared} check steps equals the committee recomputed by rerun ({used} committees, {worst:.1e})")
 check(int(last["f_learn[11]"]) in (0, 1), "driver of the last step reported")
 
 # ---- 2. determinism: same seed, same bytes (repeat, training threads 2, 2 MPI ranks)
@@ -360,7 +392,7 @@ pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 2500 2500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 audit 0.1
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1
 run 200
 run 40
 """

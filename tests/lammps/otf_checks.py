@@ -301,6 +301,7 @@ cases = [
     ("unknown keyword", deck(fix_args="foo 1"), "unknown keyword 'foo'"),
     ("bad select", deck(fix_args="select maybe"), "select must be 'every' or 'error X'"),
     ("bad heldout", deck(fix_args="heldout 1.5"), "heldout must be in [0, 1)"),
+    ("bad min_updates", deck(fix_args="min_updates -5"), "min_updates must be >= 0"),
 ]
 open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
 for what, text, msg in cases:

@@ -46,7 +46,8 @@ def write(d, model, frames_xyz, active=True, seed=3):
             dev = 0.02 + 0.03 * k + rng.uniform(0, 0.01)
             ev.append({"event": "teacher", "step": 4000 + 150 * k, "reason": reasons[k % 3],
                        "max_dev_eV_per_A": round(dev, 5), "true_max_err_eV_per_A": round(1.3 * dev + rng.uniform(0, 0.02), 5),
-                       "true_rmse_f_eV_per_A": round(0.3 * dev, 5), "driver": "student", "wall_seconds": 60 + k})
+                       "true_rmse_f_eV_per_A": round(0.3 * dev, 5), "driver": "student", "wall_seconds": 60 + k,
+                       "teacher_evaluations": 3 * k + 5})
             ev.append({"event": "check", "step": 4075 + 150 * k, "max_dev_eV_per_A": round(dev / 3, 5), "driver": "student"})
     ev.append({"event": "future_event", "step": 9999})      # unknown events are skipped
     with open(os.path.join(d, "si.history.jsonl"), "w") as f:

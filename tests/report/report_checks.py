@@ -187,7 +187,8 @@ def case_fix(tmp):
     teacher = [e for e in w["events"] if e["event"] == "teacher"]
     counts = {k: sum(1 for e in teacher if e["reason"] == k) for k in ("audit", "lower", "upper")}
     check(figs["fix_teacher_calls.png"]["teacher"] == f"{len(teacher)} teacher calls: " +
-          ", ".join(f"{k} {v}" for k, v in counts.items()), f"teacher panel: {figs['fix_teacher_calls.png']}")
+          ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; {teacher[-1]['teacher_evaluations']} teacher evaluations",
+          f"teacher panel: {figs['fix_teacher_calls.png']}")
     x = [e["max_dev_eV_per_A"] for e in teacher]
     y = [e["true_max_err_eV_per_A"] for e in teacher]
     mx, my = sum(x) / len(x), sum(y) / len(y)

@@ -121,12 +121,21 @@ def teacher_calls(h, outdir, prefix):
                 label=reason)
     all_steps = sorted(float(e["step"]) for e in h.teacher)
     ax.step(all_steps, np.arange(1, len(all_steps) + 1), where="post", color="k", label="all")
+    # the fix's own count of teacher force evaluations: every step the teacher drives counts, not
+    # only the check steps that buffer a frame ("driving" calls)
+    evals = sorted((float(e["step"]), float(e["teacher_evaluations"])) for e in h.teacher
+                   if e.get("teacher_evaluations") is not None)
+    if evals:
+        ax.step([p[0] for p in evals], [p[1] for p in evals], where="post", color="tab:purple", ls="--",
+                label="teacher evaluations")
     _restarts(ax, h)
     ax.set_xlabel("MD step")
     ax.set_ylabel("teacher calls (cumulative)")
     ax.set_title("teacher calls over time")
     ax.legend(loc="upper left")
     note = f"{len(h.teacher)} teacher calls: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+    if evals:
+        note += f"; {int(evals[-1][1])} teacher evaluations"
     plotting.annotate(ax, note.replace(": ", ":\n", 1), loc="center left")
     ax2 = axes[0][1]
     pts = [(float(e["step"]), float(e["max_dev_eV_per_A"])) for e in h.checks + h.teacher
@@ -143,7 +152,9 @@ def teacher_calls(h, outdir, prefix):
     ax2.set_xlabel("MD step")
     ax2.set_ylabel("predicted max force deviation (meV/Å)")
     ax2.set_title("deviation checks")
-    caption = "Teacher calls by reason over the run, and the committee's predicted maximum force deviation at each check."
+    caption = ("Teacher calls (frames buffered with the teacher's labels) by reason over the run, the fix's count of "
+               "teacher force evaluations (every teacher-driven step counts), and the committee's predicted maximum "
+               "force deviation at each check.")
     return plotting.save(fig, outdir, f"{prefix}teacher_calls.png", "Teacher calls", caption, {"teacher": note})
 
 
