@@ -127,12 +127,20 @@ TEST(FrameStore, KilledWriterLosesNoFlushedFrameAndAppendingResumes) {
   int nonempty_late = 0;
   for (int trial = 0; trial < 20; ++trial) {
     const std::string path = tmp_path("killed_" + std::to_string(trial) + ".h5");
-    const pid_t pid = fork();
-    if (pid == 0) writer_child(path, frames, -1, false);
     // even trials: killed at a random early moment (possibly while the store is being created);
     // odd trials: once the first frame is readable, then at a random moment of the stream, so the
-    // kills land mid-stream however slow the machine (sanitizers, load)
+    // kills land mid-stream however slow the machine (sanitizers, load). Those read only after the
+    // writer says the store is open: a reader holding the new file while the writer opens it for
+    // appending would make the writer fail (HDF5's file lock), not test a kill.
+    int ready[2] = {-1, -1};
+    if (trial % 2 == 1) ASSERT_EQ(pipe(ready), 0);
+    const pid_t pid = fork();
+    if (pid == 0) writer_child(path, frames, -1, false, ready[1]);
     if (trial % 2 == 1) {
+      char byte = 0;
+      ASSERT_EQ(read(ready[0], &byte, 1), 1) << "trial " << trial << ": the writer did not open the store";
+      close(ready[0]);
+      close(ready[1]);
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
       size_t seen = 0;
       while (seen == 0 && std::chrono::steady_clock::now() < deadline) {
