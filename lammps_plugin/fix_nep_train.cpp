@@ -43,6 +43,7 @@
 #include "pair_nep.h"
 
 #include <algorithm>
+#include <fstream>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -385,7 +386,7 @@ void FixNEPTrain::init()
             std::vector<std::string> texts;
             for (int k = 1; k < act->members; ++k) {
               const std::string mp = fmt::format("{}.member{}", path, k);
-              if (!utils::file_is_readable(mp)) break;
+              if (!std::ifstream(mp).good()) break;    // (utils:: or platform::file_is_readable by LAMMPS release)
               impl->members.push_back(nep::read_model(mp));
               texts.push_back(nep::format_model(impl->members.back()));
             }
