@@ -7,7 +7,7 @@
 #   - with --lmp: LAMMPS with the installed nepplugin.so: a deck without plugin load through
 #     LAMMPS_PLUGIN_PATH (LAMMPS >= 4May2022, --plugin-path-works), else with plugin load; the same
 #     energy per atom.
-# usage: install_checks.sh BUILD_DIR WORK_DIR MODEL [--lmp LMP [--plugin-path-works]]
+# usage: install_checks.sh BUILD_DIR WORK_DIR MODEL [--lmp LMP [--plugin-path-works]] [--flags CXXFLAGS]
 set -euo pipefail
 build=$1 work=$2 model=$3
 shift 3
@@ -16,6 +16,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --lmp) lmp=$2; shift ;;
     --plugin-path-works) plugin_path=1 ;;
+    --flags) consumer_flags=$2; shift ;;   # the build's own compile/link flags (sanitizer builds)
     *) echo "install_checks: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -65,7 +66,8 @@ same() {  # WHAT VALUE: VALUE equals nep-predict's energy per atom to 1e-10 rela
 }
 
 # 2. a consumer project against the install alone (Kokkos_DIR comes from the package)
-if ! { env -u Kokkos_DIR cmake -S "$here/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" &&
+if ! { env -u Kokkos_DIR cmake -S "$here/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+           -DCMAKE_CXX_FLAGS="${consumer_flags:-}" -DCMAKE_EXE_LINKER_FLAGS="${consumer_flags:-}" &&
        cmake --build "$work/consumer"; } > "$work/consumer.log" 2>&1; then
   fail "consumer project: $(tail -n 20 "$work/consumer.log")"
 fi
