@@ -1,4 +1,4 @@
-// nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] [--backend openmp|serial|device]
+// nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] [--backend host|openmp|serial|device]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,7 +12,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage: nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] "
-               "[--backend openmp|serial|device]\n");
+               "[--backend host|openmp|serial|device]\n");
   return 2;
 }
 }  // namespace
@@ -20,7 +20,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string pos[3];
   int npos = 0, threads = 0;
-  std::string precision = "double", backend = "openmp";
+  std::string precision = "double", backend = "host";  // OpenMP when Kokkos has it, else Serial
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if ((a == "--precision" || a == "--threads" || a == "--backend") && i + 1 < argc) {
