@@ -17,10 +17,12 @@ nep_lammps_prefix() {
   esac
 }
 
-# nep_build: configure (once) and build lammps-nep into $NEP_BUILD_DIR
+# nep_build: configure (once) and build lammps-nep into $NEP_BUILD_DIR. These scripts build for the
+# machine they run on: -DNEP_NATIVE=ON (-march=native; CMake's own default is a portable build),
+# NEP_NATIVE=OFF in the environment for a build that runs on any x86-64.
 nep_build() {
   if [ ! -f "$NEP_BUILD_DIR/build.ninja" ]; then
-    cmake -S "$NEP_REPO" -B "$NEP_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    cmake -S "$NEP_REPO" -B "$NEP_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEP_NATIVE="${NEP_NATIVE:-ON}" \
       -DKokkos_DIR="$NEP_KOKKOS_DIR" -DLAMMPS_DIR="$NEP_LAMMPS_DIR/lib/cmake/LAMMPS" "$@" >/dev/null
   fi
   cmake --build "$NEP_BUILD_DIR" -j "${NEP_JOBS:-$(nproc)}"
