@@ -8,7 +8,8 @@
 - with --other-lmp: the plugin loaded into a LAMMPS of another release registers no style. Either
   the plugin says so, naming both versions (--expect-warning requires this), or that LAMMPS cannot
   resolve the plugin's symbols and LAMMPS reports the failed load; a deck using pair_style nep then
-  stops at LAMMPS's unknown-style error.
+  stops at LAMMPS's unknown-style error;
+- nep/gpu in a LAMMPS started without -k on: the log says it evaluates on the host.
 
 usage: lmp_load_checks.py --lmp LMP --plugin SO [--plugin-path MODEL]
                           [--other-lmp LMP2 --other-libdir DIR [--expect-warning]]
@@ -66,6 +67,15 @@ def check_kk_without_kokkos():
     return "pair_style nep/kk without -k on: %s" % want
 
 
+def check_gpu_style_on_host_says_so():
+    # nep/gpu in a LAMMPS run without -k on evaluates on the host (OpenMP), not on a GPU: the log says so
+    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "potentials", "Si_2022_NEP4_3body.txt")
+    rc, out = run(ARGS.lmp, DECK.format(plugin=ARGS.plugin, style="nep/gpu") + "pair_coeff * * %s Si\nrun 0\n" % model)
+    want = "NEP: nep/gpu without the KOKKOS package active (-k on): evaluating on the host"
+    assert rc == 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
+    return "pair_style nep/gpu without -k on: %r" % want
+
+
 def check_plugin_path():
     if not ARGS.plugin_path:
         return "skipped: no --plugin-path"
@@ -111,7 +121,7 @@ def main():
     ap.add_argument("--expect-warning", action="store_true")
     ARGS = ap.parse_args()
     ARGS.plugin = os.path.abspath(ARGS.plugin)
-    return lmp_common.run_checks((check_kk_without_kokkos, check_plugin_path, check_other_lammps))
+    return lmp_common.run_checks((check_kk_without_kokkos, check_gpu_style_on_host_says_so, check_plugin_path, check_other_lammps))
 
 
 if __name__ == "__main__":
