@@ -18,7 +18,7 @@
 - bad input gets clear messages."""
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
-from otf_common import SI_SW, thermo_rows
+from otf_common import SI_SW, thermo_rows, training_team_runs
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -356,13 +356,7 @@ def same_outputs(a, b):
             and read_buffer(a) == read_buffer(b))
 
 
-# under ThreadSanitizer (tools/sanitize.sh tsan) without the training thread's OpenMP team: libgomp
-# is not TSan-instrumented, so its barriers would read as races
-variants = (("repeat", {}), ("threads2", {"threads": 2}))
-if os.environ.get("NEP_TSAN") == "1":
-    print("skip training threads 2: libgomp's barriers are invisible to ThreadSanitizer", flush=True)
-    variants = variants[:1]
-for tag, kw in variants:
+for tag, kw in (("repeat", {}),) + ((("threads2", {"threads": 2}),) if training_team_runs() else ()):
     e = newdir(tag)
     p, _ = run(e, deck(dump=False, **kw))
     check(p.returncode == 0 and same_outputs(d, e), f"{tag}: same buffer and model bytes as the main run")

@@ -14,7 +14,7 @@
 import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
 
 import lmp_common
-from otf_common import SI_SW, numbers, si_box, thermo_rows
+from otf_common import SI_SW, numbers, si_box, thermo_rows, training_team_runs
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -203,12 +203,8 @@ for x, expect_kept in (("1e9", 0), ("0", 4)):
 
 # ---- 3. determinism: repeat, threads 2, and 2 MPI ranks
 runs = {}
-# under ThreadSanitizer (tools/sanitize.sh tsan) the training thread's own OpenMP team is left out:
-# libgomp is not TSan-instrumented, so its barriers would read as races
-tsan = os.environ.get("NEP_TSAN") == "1"
-if tsan:
-    print("skip training threads 2: libgomp's barriers are invisible to ThreadSanitizer", flush=True)
-for tag, fargs, np in (("a", "", 1), ("b", "", 1)) + ((("t2", "threads 2", 1),) if not tsan else ()) + ((("mpi", "", 2),) if args.mpi else ()):
+team = training_team_runs()
+for tag, fargs, np in (("a", "", 1), ("b", "", 1)) + ((("t2", "threads 2", 1),) if team else ()) + ((("mpi", "", 2),) if args.mpi else ()):
     dd = newdir("det" + tag)
     p, _ = run(dd, deck(fix_args=fargs, steps=90, thermo=False), np=np)
     runs[tag] = dd
@@ -217,7 +213,7 @@ same = lambda a, b, f: filecmp.cmp(os.path.join(runs[a], f), os.path.join(runs[b
 check(same("a", "b", "si.nep.txt"), "same seed, repeated: same nep.txt bytes")
 ba, bb = read_buffer(runs["a"]), read_buffer(runs["b"])
 check(ba == bb and len(ba) == 9, f"same seed, repeated: identical buffer ({len(ba)} frames)")
-if not tsan:
+if team:
     check(same("a", "t2", "si.nep.txt"), "training threads 1 vs 2: same nep.txt bytes")
 if args.mpi:
     ok, msg = frames_close(read_buffer(runs["mpi"]), ba)
