@@ -3,7 +3,7 @@
 #include <iostream>
 #include <string>
 
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 #include "nep/training_frame.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 
 #include "nep/calculator.hpp"
 #include "nep/error.hpp"
-#include "nep/trainer.hpp"
+#include "nep/train/trainer.hpp"
 
 #ifdef NEP_WITH_MPI
 #include <mpi.h>

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

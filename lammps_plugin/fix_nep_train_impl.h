@@ -11,10 +11,10 @@
 #include "nep/error.hpp"
 #include "nep/host_core.hpp"
 #include "nep/model.hpp"
-#include "nep/otf_active.hpp"
-#include "nep/otf_buffer.hpp"
-#include "nep/otf_round.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/otf_active.hpp"
+#include "nep/train/otf_buffer.hpp"
+#include "nep/train/otf_round.hpp"
+#include "nep/train/config.hpp"
 
 #include <memory>
 #include <string>

@@ -11,8 +11,8 @@
 
 #include "nep/calculator.hpp"
 #include "nep/host_core.hpp"
-#include "nep/otf_round.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/otf_round.hpp"
+#include "nep/train/config.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "nep/error.hpp"
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 #include "test_support.hpp"
 
 namespace {

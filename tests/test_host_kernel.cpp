@@ -1,4 +1,4 @@
-// The core's fused host kernel (src/evaluator_host_kernel.hpp) beyond the reference fixtures:
+// The core's fused host kernel (src/core/evaluator_host_kernel.hpp) beyond the reference fixtures:
 // its vectorisable tanh against libm, and the fused and two-pass kernels on what LAMMPS hands
 // the core besides plain periodic boxes: an ilist naming a subset of atoms, atoms and
 // neighbours of type -1 (pair hybrid NULL), per-atom energies and virials.
@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "host_tanh.hpp"
+#include "core/host_tanh.hpp"
 #include "nep/list_evaluate.hpp"
 #include "test_support.hpp"
 

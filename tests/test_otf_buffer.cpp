@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "nep/error.hpp"
-#include "nep/otf_buffer.hpp"
+#include "nep/train/otf_buffer.hpp"
 #include "nep/xyz.hpp"
 
 namespace {

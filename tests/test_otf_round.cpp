@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "nep/calculator.hpp"
-#include "nep/otf_round.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/otf_round.hpp"
+#include "nep/train/config.hpp"
 #include "nep/xyz.hpp"
 #include "test_support.hpp"
 #include "train/batch_loss.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "nep/error.hpp"
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 #include "train/optimizer.hpp"
 
 namespace {

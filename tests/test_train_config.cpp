@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "nep/error.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 
 namespace {
 

@@ -43,7 +43,7 @@ lammps=(-DLMP_KOKKOS -DLMP_KOKKOS_DOUBLE_DOUBLE -DLMP_KOKKOS_LAYOUT_LEGACY -DLAM
 files=("$@")
 if [ ${#files[@]} = 0 ]; then
   # the core: every source that includes Kokkos (found by preprocessing); the plugin: every source
-  for f in src/*.cpp src/data/*.cpp src/train/*.cpp apps/*.cpp; do
+  for f in src/core/*.cpp src/data/*.cpp src/train/*.cpp apps/*.cpp; do
     g++ "${common[@]}" -M -isystem /usr/include/torch/csrc/api/include "$f" 2>/dev/null |
       grep '/Kokkos_Core.hpp' > /dev/null && files+=("$f")    # (grep -q: SIGPIPE under pipefail)
   done

@@ -1,5 +1,5 @@
 // HDF5 C API implementation of the frame store.
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 
 #include <hdf5.h>
 

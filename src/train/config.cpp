@@ -1,12 +1,12 @@
-// nep.in reader for nep-train (see include/nep/train_config.hpp and docs/nep_train.md).
+// nep.in reader for nep-train (see include/nep/train/config.hpp and docs/nep_train.md).
 #include <array>
 #include <cmath>
 #include <set>
 
-#include "../text_util.hpp"
+#include "../core/text_util.hpp"
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 
 namespace nep {
 

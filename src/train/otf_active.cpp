@@ -1,4 +1,4 @@
-#include "nep/otf_active.hpp"
+#include "nep/train/otf_active.hpp"
 
 #include <algorithm>
 #include <cmath>

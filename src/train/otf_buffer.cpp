@@ -1,4 +1,4 @@
-#include "nep/otf_buffer.hpp"
+#include "nep/train/otf_buffer.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "nep/otf_round.hpp"
+#include "nep/train/otf_round.hpp"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>

@@ -7,7 +7,7 @@
 #include "batch_loss.hpp"
 #include "dataset.hpp"
 #include "nep/model.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 
 namespace nep {
 namespace train {

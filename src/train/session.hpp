@@ -12,7 +12,7 @@
 #include "comm.hpp"
 #include "dataset.hpp"
 #include "nep/model.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 #include "optimizer.hpp"
 #include "outputs.hpp"
 

@@ -1,6 +1,6 @@
 // The nep-train loop: data, initialisation, epochs of prefetched batches, scheduler, outputs,
 // checkpoints. Every random choice comes from train/rng.hpp streams of the one seed.
-#include "nep/trainer.hpp"
+#include "nep/train/trainer.hpp"
 
 #include <sys/stat.h>
 
@@ -11,15 +11,15 @@
 #include <ostream>
 #include <sstream>
 
-#include "../text_util.hpp"
+#include "../core/text_util.hpp"
 #include "batch_loss.hpp"
 #include "comm.hpp"
 #include "dataset.hpp"
 #include "nep/device_gradient.hpp"
 #include "nep/error.hpp"
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 #include "nep/timing.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 #include "nep/train_gradient.hpp"
 #include "optimizer.hpp"
 #include "outputs.hpp"

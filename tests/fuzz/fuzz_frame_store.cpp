@@ -22,7 +22,7 @@
 
 #include "fuzz_check.hpp"
 #include "nep/elements.hpp"
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 
 using nep_fuzz::require;
 

@@ -7,7 +7,7 @@
 
 #include "fuzz_check.hpp"
 #include "nep/model.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 
 using nep_fuzz::require;
 

@@ -27,9 +27,11 @@ rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log" || fail "cmake --install (log: $work/install.log)"
 want=(bin/nep-predict include/nep/calculator.hpp lib/cmake/lammps_nep/lammps_nepConfig.cmake lib/libnep_core.a)
-for program in nep-frames nep-train; do   # those this build has
+for program in nep-frames nep-train; do   # those this build has, with their library's headers
   [ -x "$build/$program" ] && want+=("bin/$program")
 done
+[ -x "$build/nep-frames" ] && want+=(include/nep/data/frame_store.hpp)
+[ -x "$build/nep-train" ] && want+=(include/nep/train/trainer.hpp include/nep/train/config.hpp)
 [ -f "$build/nepplugin.so" ] && want+=(lib/lammps-nep/plugins/nepplugin.so)
 for f in "${want[@]}"; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nep/model.hpp"
-#include "nep/train_config.hpp"
+#include "nep/train/config.hpp"
 #include "nep/training_frame.hpp"
 
 namespace nep {

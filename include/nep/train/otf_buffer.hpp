@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "nep/frame_store.hpp"
+#include "nep/data/frame_store.hpp"
 #include "nep/training_frame.hpp"
 
 namespace nep {
