@@ -12,6 +12,9 @@
    Rounds run on a background thread on rank 0 that never calls MPI; all collective work
    happens here on the main thread. A round's model is adopted only when the next round is due
    or at the end of a run, so the trajectory and the model bytes never depend on timing.
+   This file: set-up, sampling and thermo output. Keywords: fix_nep_train_args.cpp; rounds:
+   fix_nep_train_rounds.cpp; restart files: fix_nep_train_restart.cpp; mode active:
+   fix_nep_train_active.cpp.
 ------------------------------------------------------------------------- */
 
 #include "fix_nep_train.h"
@@ -54,12 +57,8 @@
 using namespace LAMMPS_NS;
 using namespace FixConst;
 
-namespace {
-constexpr int kRestartVersion = 1;
-constexpr int kScalarsInRestart = 14;
-
 // rank 0's string (e.g. an error message, empty = fine) on every rank
-std::string bcast_string(std::string s, MPI_Comm world)
+std::string LAMMPS_NS::nep_bcast_string(std::string s, MPI_Comm world)
 {
   int me = 0;
   MPI_Comm_rank(world, &me);
@@ -69,203 +68,14 @@ std::string bcast_string(std::string s, MPI_Comm world)
   if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
   return s;
 }
-}    // namespace
 
 /* ---------------------------------------------------------------------- */
 
 FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg), impl(new Impl)
 {
-  bool history_set = false;
   created_at = MPI_Wtime();
-  const std::string usage =
-      "fix ID all nep/train every N buffer FILE.h5 model FILE.txt input nep.in [seed S] [train_every K] [epochs E] [min_updates U] "
-      "[capacity C] [heldout F] [select every|error X] [threads T] [nice N] [deploy yes|no] [start nep.txt] "
-      "[elements El1 ... ElN] [history FILE|none] [keep_rounds yes|no] [mode passive|active] [teacher STYLE] [committee M] "
-      "[threshold LO HI [true]] [gap G] [budget B|none] [audit P] [adopt_after N [M]] [first_round K] [fmax F]";
-  auto active_settings = std::make_unique<Active>();
-  bool active_mode = false;
-  std::string active_key;    // an active-mode keyword given (error in passive mode)
-  if (igroup != 0) error->all(FLERR, "fix nep/train must use group all");
-  nep_lmp::check_units(lmp, "fix nep/train");
-  int iarg = 3;
-  while (iarg < narg) {
-    const std::string key = arg[iarg];
-    auto need = [&](int n) {
-      if (iarg + n >= narg) error->all(FLERR, "Illegal fix nep/train command: '{}' needs a value. Usage: {}", key, usage);
-    };
-    if (key == "every") {
-      need(1);
-      every = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "buffer") {
-      need(1);
-      buffer_path = arg[iarg + 1];
-      iarg += 2;
-    } else if (key == "model") {
-      need(1);
-      model_path = arg[iarg + 1];
-      iarg += 2;
-    } else if (key == "input") {
-      need(1);
-      input_path = arg[iarg + 1];
-      iarg += 2;
-    } else if (key == "start") {
-      need(1);
-      start_path = arg[iarg + 1];
-      iarg += 2;
-    } else if (key == "seed") {
-      need(1);
-      seed = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "train_every") {
-      need(1);
-      train_every = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "epochs") {
-      need(1);
-      epochs = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "min_updates") {
-      need(1);
-      min_updates = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      if (min_updates < 0) error->all(FLERR, "fix nep/train: min_updates must be >= 0");
-      iarg += 2;
-    } else if (key == "capacity") {
-      need(1);
-      capacity = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "heldout") {
-      need(1);
-      heldout = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "select") {
-      need(1);
-      if (strcmp(arg[iarg + 1], "every") == 0) {
-        select_threshold = -1.0;
-        iarg += 2;
-      } else if (strcmp(arg[iarg + 1], "error") == 0) {
-        need(2);
-        select_threshold = utils::numeric(FLERR, arg[iarg + 2], false, lmp);
-        if (select_threshold < 0) error->all(FLERR, "fix nep/train: select error X needs X >= 0 (eV/Angstrom)");
-        iarg += 3;
-      } else {
-        error->all(FLERR, "fix nep/train: select must be 'every' or 'error X', not '{}'", arg[iarg + 1]);
-      }
-    } else if (key == "threads") {
-      need(1);
-      threads = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "nice") {
-      need(1);
-      nice = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      iarg += 2;
-    } else if (key == "deploy") {
-      need(1);
-      if (strcmp(arg[iarg + 1], "yes") == 0) deploy = true;
-      else if (strcmp(arg[iarg + 1], "no") == 0) deploy = false;
-      else error->all(FLERR, "fix nep/train: deploy must be yes or no, not '{}'", arg[iarg + 1]);
-      iarg += 2;
-    } else if (key == "history") {
-      need(1);
-      history_path = strcmp(arg[iarg + 1], "none") == 0 ? "" : arg[iarg + 1];
-      history_set = true;
-      iarg += 2;
-    } else if (key == "keep_rounds") {
-      need(1);
-      if (strcmp(arg[iarg + 1], "yes") == 0) keep_rounds = true;
-      else if (strcmp(arg[iarg + 1], "no") == 0) keep_rounds = false;
-      else error->all(FLERR, "fix nep/train: keep_rounds must be yes or no, not '{}'", arg[iarg + 1]);
-      iarg += 2;
-    } else if (key == "mode") {
-      need(1);
-      if (strcmp(arg[iarg + 1], "active") == 0) active_mode = true;
-      else if (strcmp(arg[iarg + 1], "passive") == 0) active_mode = false;
-      else error->all(FLERR, "fix nep/train: mode must be passive or active, not '{}'", arg[iarg + 1]);
-      iarg += 2;
-    } else if (key == "teacher") {
-      need(1);
-      active_settings->teacher_name = arg[iarg + 1];
-      active_key = key;
-      iarg += 2;
-    } else if (key == "committee") {
-      need(1);
-      active_settings->members = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
-      if (active_settings->members < 2) error->all(FLERR, "fix nep/train: committee needs at least 2 models");
-      active_key = key;
-      iarg += 2;
-    } else if (key == "threshold") {
-      need(2);
-      active_settings->lo = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
-      active_settings->hi = utils::numeric(FLERR, arg[iarg + 2], false, lmp);
-      if (!(active_settings->lo > 0.0 && active_settings->hi > active_settings->lo))
-        error->all(FLERR, "fix nep/train: threshold LO HI needs 0 < LO < HI (eV/Angstrom)");
-      iarg += 3;
-      if (iarg < narg && strcmp(arg[iarg], "true") == 0) {
-        active_settings->true_units = true;
-        ++iarg;
-      }
-      active_key = key;
-    } else if (key == "gap" || key == "adopt_after" || key == "first_round") {
-      need(1);
-      const bigint v = utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
-      if (v < 0) error->all(FLERR, "fix nep/train: {} must be >= 0", key);
-      (key == "gap" ? active_settings->gap : key == "adopt_after" ? active_settings->adopt_after
-                                                                  : active_settings->first_round) = v;
-      active_key = key;
-      iarg += 2;
-      if (key == "adopt_after" && iarg < narg && isdigit(arg[iarg][0])) {    // adopt_after N [M]
-        active_settings->adopt_after_student = utils::bnumeric(FLERR, arg[iarg], false, lmp);
-        ++iarg;
-      }
-    } else if (key == "budget") {
-      need(1);
-      active_settings->budget =
-          strcmp(arg[iarg + 1], "none") == 0 ? -1 : utils::bnumeric(FLERR, arg[iarg + 1], false, lmp);
-      if (strcmp(arg[iarg + 1], "none") != 0 && active_settings->budget < 0)
-        error->all(FLERR, "fix nep/train: budget must be >= 0 or none");
-      active_key = key;
-      iarg += 2;
-    } else if (key == "audit" || key == "fmax") {
-      need(1);
-      const double v = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
-      if (key == "audit" && !(v >= 0.0 && v <= 1.0)) error->all(FLERR, "fix nep/train: audit P needs 0 <= P <= 1");
-      if (key == "fmax" && !(v > 0.0)) error->all(FLERR, "fix nep/train: fmax must be positive (eV/Angstrom)");
-      (key == "audit" ? active_settings->audit : active_settings->fmax) = v;
-      active_key = key;
-      iarg += 2;
-    } else if (key == "elements") {
-      type_elements.clear();
-      for (int t = 0; t < atom->ntypes; ++t) {
-        need(1);
-        type_elements.emplace_back(arg[++iarg]);
-      }
-      ++iarg;
-    } else {
-      error->all(FLERR, "Illegal fix nep/train command: unknown keyword '{}'. Usage: {}", key, usage);
-    }
-  }
-  if (every <= 0) error->all(FLERR, "fix nep/train: 'every N' with N > 0 is required. Usage: {}", usage);
-  for (auto req : {std::make_pair("buffer", &buffer_path), std::make_pair("model", &model_path),
-                   std::make_pair("input", &input_path)})
-    if (req.second->empty()) error->all(FLERR, "fix nep/train: keyword '{}' is required. Usage: {}", req.first, usage);
-  if (!history_set) history_path = model_path + ".history.jsonl";
-  if (active_mode) {
-    if (active_settings->teacher_name.empty())
-      error->all(FLERR, "fix nep/train: mode active needs 'teacher STYLE' (the teacher sub-style of pair_style "
-                        "hybrid/overlay). Usage: {}", usage);
-    if (select_threshold >= 0.0) error->all(FLERR, "fix nep/train: mode active selects by the committee; drop 'select'");
-    act = std::move(active_settings);
-    if (act->adopt_after == 0) act->adopt_after = 10 * static_cast<bigint>(every);
-    if (act->adopt_after_student == 0) act->adopt_after_student = 10 * act->adopt_after;
-    deploy = true;    // the student must be the latest model
-  } else if (!active_key.empty()) {
-    error->all(FLERR, "fix nep/train: keyword '{}' needs 'mode active'", active_key);
-  }
-  if (train_every <= 0) error->all(FLERR, "fix nep/train: train_every must be positive");
-  if (epochs < 0) error->all(FLERR, "fix nep/train: epochs must be >= 0 (0: nep.in's epoch)");
-  if (capacity < 1) error->all(FLERR, "fix nep/train: capacity must be at least 1");
-  if (!(heldout >= 0.0 && heldout < 1.0)) error->all(FLERR, "fix nep/train: heldout must be in [0, 1)");
-  if (threads < 1) error->all(FLERR, "fix nep/train: threads must be at least 1");
+  parse_args(narg, arg);
+
 
   // nep.in: read on rank 0, errors on every rank (nep.in:LINE: ... messages)
   std::string err;
@@ -278,9 +88,9 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
       err = e.what();
     }
   }
-  err = bcast_string(err, world);
+  err = nep_bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
-  const std::string elements = bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
+  const std::string elements = nep_bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
   std::vector<std::string> nep_elements = utils::split_words(elements);
   if (type_elements.empty()) {
     if ((int) nep_elements.size() != atom->ntypes)
@@ -404,16 +214,16 @@ void FixNEPTrain::init()
       err = e.what();
     }
   }
-  err = bcast_string(err, world);
+  err = nep_bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
   MPI_Bcast(state, 2, MPI_DOUBLE, 0, world);
   frames = static_cast<bigint>(state[0]);
-  model_text = bcast_string(model_text, world);
+  model_text = nep_bcast_string(model_text, world);
   if (act) {    // the committee members (start model's, or the restart's) on every rank
     int n = static_cast<int>(act->member_text.size());
     MPI_Bcast(&n, 1, MPI_INT, 0, world);
     act->member_text.resize(n);
-    for (auto &t : act->member_text) t = bcast_string(t, world);
+    for (auto &t : act->member_text) t = nep_bcast_string(t, world);
   }
   if (comm->me == 0) {
     if (state[1] > 0)
@@ -646,7 +456,7 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
     st[5] = max_err;
     st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
   }
-  err = bcast_string(err, world);
+  err = nep_bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
   if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
   MPI_Bcast(st, 7, MPI_DOUBLE, 0, world);
@@ -679,150 +489,6 @@ void FixNEPTrain::end_of_step()
   schedule_next_sample();
 }
 
-void FixNEPTrain::start_round()
-{
-  int started = 0;
-  std::string err;
-  if (comm->me == 0) {
-    try {
-      if (!impl->buffer->train().empty()) {
-        nep::OtfRoundInput in;
-        in.cfg = impl->cfg;
-        in.train = impl->buffer->train();
-        in.heldout = impl->buffer->heldout();
-        in.has_start = impl->model != nullptr;
-        if (in.has_start) in.start = *impl->model;
-        in.round = static_cast<uint64_t>(rounds) + 1;
-        in.epochs = epochs;
-        in.min_updates = min_updates;
-        in.threads = threads;
-        if (act) {    // the committee: members warm-start from their previous models (or the start model)
-          in.committee = act->members;
-          if (!impl->members.empty()) in.member_starts = impl->members;
-          else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);
-        }
-        utils::logmesg(lmp, "fix nep/train: round {} started at step {} on {} training + {} held-out frames\n",
-                       rounds + 1, update->ntimestep, in.train.size(), in.heldout.size());
-        impl->round_started_step = update->ntimestep;
-        impl->worker.start(std::move(in), nice);
-        started = 1;
-      }
-    } catch (std::exception &e) {
-      err = e.what();
-    }
-  }
-  err = bcast_string(err, world);
-  if (!err.empty()) error->all(FLERR, "fix nep/train: cannot start a training round: {}", err);
-  MPI_Bcast(&started, 1, MPI_INT, 0, world);
-  round_running = started != 0;
-}
-
-void FixNEPTrain::adopt_round()
-{
-  std::string err;
-  double m[5] = {0, 0, 0, 0, 0};
-  std::vector<std::string> member_texts;
-  if (comm->me == 0) {
-    try {
-      const double t0 = MPI_Wtime();
-      const bool waited = !impl->worker.finished();
-      nep::OtfRoundResult r = impl->worker.join();
-      impl->members = r.members;
-      for (size_t k = 0; k < r.members.size(); ++k) {
-        member_texts.push_back(nep::format_model(r.members[k]));
-        nep::write_model(r.members[k], fmt::format("{}.member{}", model_path, k + 1));
-        if (keep_rounds) nep::write_model(r.members[k], fmt::format("{}.round{}.member{}", model_path, rounds + 1, k + 1));
-      }
-      const double waited_s = MPI_Wtime() - t0;
-      if (r.reverted)
-        error->warning(FLERR, "fix nep/train: round {} did not improve the model on its training frames; keeping "
-                       "the previous model (if this repeats, lower lr in {})", rounds + 1, input_path);
-      impl->set_model(r.model, type_elements);
-      model_text = nep::format_model(*impl->model);
-      nep::write_model(*impl->model, model_path);
-      if (keep_rounds) nep::write_model(*impl->model, fmt::format("{}.round{}", model_path, rounds + 1));
-      m[0] = 1e3 * r.train_rmse_f;
-      m[1] = 1e3 * r.heldout_rmse_f;
-      m[2] = 1e3 * r.heldout_rmse_e;
-      m[3] = 1e3 * r.train_rmse_e;
-      history_event(fmt::format(
-          "\"event\":\"round\",\"round\":{},\"step\":{},\"started_step\":{},\"frames\":{},\"n_train\":{},"
-          "\"n_heldout\":{},\"epochs\":{},\"train_seconds\":{:.6g},\"md_wait_seconds\":{:.6g},"
-          "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
-          "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
-          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{}",
-          rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
-          r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
-          fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false"));
-      utils::logmesg(lmp,
-                     "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
-                     "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
-                     rounds + 1, update->ntimestep, r.epochs, r.seconds, r.n_train, m[0], m[3], r.n_heldout, m[1], m[2],
-                     waited ? fmt::format("MD waited {:.1f} s; ", waited_s) : "", model_path);
-    } catch (std::exception &e) {
-      err = e.what();
-    }
-  }
-  err = bcast_string(err, world);
-  if (!err.empty()) error->all(FLERR, "fix nep/train: training round {} failed: {}", rounds + 1, err);
-  MPI_Bcast(m, 5, MPI_DOUBLE, 0, world);
-  model_text = bcast_string(model_text, world);
-  if (act) {
-    int n = static_cast<int>(member_texts.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, world);
-    member_texts.resize(n);
-    for (auto &t : member_texts) t = bcast_string(t, world);
-  }
-  for (int k = 0; k < 4; ++k) metrics[k] = m[k];
-  ++rounds;
-  round_running = false;
-  fresh_se = 0.0;    // fresh-frame errors restart with the new model
-  fresh_n = 0;
-  if (deploy) deploy_model();
-  if (act) adopt_committee(member_texts);
-}
-
-void FixNEPTrain::deploy_model()
-{
-  nep::Model m;
-  try {
-    m = nep::parse_model(model_text, model_path);
-  } catch (std::exception &e) {
-    error->all(FLERR, "fix nep/train: cannot deploy: {}", e.what());
-  }
-  int found = 0;
-  std::vector<Pair *> seen;
-  for (int nsub = 1;; ++nsub) {
-    Pair *p = force->pair_match("^nep", 0, nsub);
-    if (!p || std::find(seen.begin(), seen.end(), p) != seen.end()) break;
-    seen.push_back(p);
-    auto *pn = dynamic_cast<PairNEP *>(p);
-    if (!pn) continue;
-    std::string why;
-    if (pn->replace_model(m, why)) ++found;
-    else if (comm->me == 0) error->warning(FLERR, "fix nep/train: deploy skipped for a nep pair style: {}", why);
-  }
-  if (comm->me == 0) {
-    if (found) utils::logmesg(lmp, "fix nep/train: deployed round {} model into {} nep pair style(s)\n", rounds, found);
-    else error->warning(FLERR, "fix nep/train: deploy yes, but no active nep pair style took the model");
-  }
-}
-
-// One JSON object per line: {"event":..., "wall_seconds":...}. Appended and flushed per event, so a
-// killed run keeps every line written; after a restart from an earlier point a round may appear
-// twice (readers keep the last line of each round number).
-void FixNEPTrain::history_event(const std::string &fields)
-{
-  if (comm->me != 0 || history_path.empty()) return;
-  FILE *fp = fopen(history_path.c_str(), "a");
-  if (!fp) {
-    error->warning(FLERR, "fix nep/train: cannot append to history file {}: {}", history_path, strerror(errno));
-    return;
-  }
-  fmt::print(fp, "{{{},\"wall_seconds\":{:.6g}}}\n", fields, MPI_Wtime() - created_at);
-  fclose(fp);
-}
-
 void FixNEPTrain::post_run()
 {
   if (round_running) adopt_round();    // finish the round in flight: the model is written now
@@ -839,66 +505,6 @@ double FixNEPTrain::compute_vector(int i)
     case 5: return fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0;    // never-seen frames, meV/A
     case 6: return static_cast<double>(rejected);
     default: return act ? active_vector(i) : 0.0;
-  }
-}
-
-/* ---- restart: counters, metrics and the adopted model's text ---- */
-
-// layout: kScalarsInRestart doubles, the model text; version 2 (mode active) then adds the number
-// of active-mode scalars (a double), those scalars, the blob's size (a double) and the blob
-void FixNEPTrain::write_restart(FILE *fp)
-{
-  std::vector<double> as;
-  std::string blob;
-  if (act) active_restart_pack(as, blob);    // collective (calibration pairs live on rank 0)
-  if (comm->me != 0) return;
-  double s[kScalarsInRestart] = {double(act ? 2 : kRestartVersion), double(frames), double(next_round_at),
-                                 double(rejected), double(rounds), metrics[0], metrics[1], metrics[2], metrics[3],
-                                 metrics[4], fresh_se, double(fresh_n), double(round_running ? 1 : 0),
-                                 double(model_text.size())};
-  size_t size = sizeof(s) + model_text.size();
-  if (act) size += (2 + as.size()) * sizeof(double) + blob.size();
-  const int isize = static_cast<int>(size);
-  fwrite(&isize, sizeof(int), 1, fp);
-  fwrite(s, sizeof(double), kScalarsInRestart, fp);
-  if (!model_text.empty()) fwrite(model_text.data(), 1, model_text.size(), fp);
-  if (act) {
-    const double n = static_cast<double>(as.size()), nb = static_cast<double>(blob.size());
-    fwrite(&n, sizeof(double), 1, fp);
-    fwrite(as.data(), sizeof(double), as.size(), fp);
-    fwrite(&nb, sizeof(double), 1, fp);
-    if (!blob.empty()) fwrite(blob.data(), 1, blob.size(), fp);
-  }
-}
-
-void FixNEPTrain::restart(char *buf)
-{
-  double s[kScalarsInRestart];
-  memcpy(s, buf, sizeof(s));
-  const int version = static_cast<int>(s[0]);
-  if (version != kRestartVersion && version != 2)
-    error->all(FLERR, "fix nep/train: restart data version {} is not supported (this build reads 1 and 2)", s[0]);
-  if (version == 2 && !act)
-    error->all(FLERR, "fix nep/train: the restart file holds a mode active fix; define it with 'mode active' again");
-  restart_frames = static_cast<bigint>(s[1]);
-  frames = restart_frames;
-  next_round_at = static_cast<bigint>(s[2]);
-  rejected = static_cast<bigint>(s[3]);
-  rounds = static_cast<int>(s[4]);
-  for (int k = 0; k < 5; ++k) metrics[k] = s[5 + k];
-  fresh_se = s[10];
-  fresh_n = static_cast<bigint>(s[11]);
-  restart_round_running = s[12] != 0.0;
-  model_text.assign(buf + sizeof(s), static_cast<size_t>(s[13]));
-  if (version == 2) {
-    const char *p = buf + sizeof(s) + model_text.size();
-    double n = 0, nb = 0;
-    memcpy(&n, p, sizeof(double));
-    std::vector<double> as(static_cast<size_t>(n));
-    memcpy(as.data(), p + sizeof(double), as.size() * sizeof(double));
-    p += (1 + as.size()) * sizeof(double);
-    memcpy(&nb, p, sizeof(double));
-    active_restart_unpack(as.data(), std::string(p + sizeof(double), static_cast<size_t>(nb)));
   }
 }
 

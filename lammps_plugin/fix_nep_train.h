@@ -77,6 +77,7 @@ class FixNEPTrain : public Fix {
   bool sampled_now = false;
   int reverse_width = 3;           // what pack/unpack_reverse_comm carry: 3 (fcopy) or 3M (committee)
 
+  void parse_args(int narg, char **arg);    // fix_nep_train_args.cpp
   void schedule_next_sample();
   void set_sampling_masks(bool sampling_next);
   void request_tally(bigint step);
@@ -93,7 +94,6 @@ class FixNEPTrain : public Fix {
   // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax)
   FrameOutcome take_frame(const double ev_local[7], bool active_frame);
   // ---- mode active (fix_nep_train_active.cpp)
-  void active_parse(int narg, char **arg, int &iarg);
   void active_init();
   void active_setup();
   void active_pre_reverse(int eflag, int vflag);

@@ -26,6 +26,9 @@ class Pair;
 class PairNEP;
 class NeighList;
 
+// rank 0's string (e.g. an error message, empty = fine) on every rank
+std::string nep_bcast_string(std::string s, MPI_Comm world);
+
 // rank 0 only
 struct FixNEPTrain::Impl {
   nep::TrainConfig cfg;

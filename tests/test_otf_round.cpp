@@ -1,9 +1,11 @@
 // On-the-fly training rounds (train_otf_round): the expanding descriptor scaler keeps a warm-start
-// model the same function (1e-12), a round lowers the loss and is deterministic, and a round that
-// diverges (absurd learning rate) is caught and its start model kept.
+// model the same function (1e-12), a round lowers the loss and is deterministic, a round that
+// diverges (absurd learning rate) is caught and its start model kept, and a committee member's
+// pass over a bootstrap subset of the round's shared frames equals the pass over those frames copied.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "nep/calculator.hpp"
 #include "nep/train/otf_round.hpp"
@@ -118,6 +120,49 @@ TEST(OtfRound, ADivergedRoundKeepsItsStartModel) {
     EXPECT_NEAR(p2.energy, p1.energy, 1e-10 * std::fabs(p1.energy));
     for (size_t k = 0; k < p1.force.size(); ++k) EXPECT_NEAR(p2.force[k], p1.force[k], 1e-10);
   }
+}
+
+// Committee members share the round's Dataset and NeighborCache through a FrameSubset (indices,
+// repeats allowed) instead of a copy of the resampled frames: scaler fit, evaluation and training
+// epochs over the subset give the same model bytes as over a Dataset of the copied frames.
+TEST(OtfRound, ASubsetPassEqualsThePassOverItsCopiedFrames) {
+  using namespace nep::train;
+  nep::KokkosSession kokkos;
+  const nep::TrainConfig cfg = config();
+  const std::vector<nep::TrainingFrame> all = frames(0, 6);
+  const std::vector<int> pick = {3, 0, 3, 5, 1, 1};
+  std::vector<nep::TrainingFrame> copied;
+  for (int f : pick) copied.push_back(all[static_cast<size_t>(f)]);
+  const nep::Model skeleton = nep::make_model_skeleton(cfg);
+  auto run = [&](const std::vector<nep::TrainingFrame>& fr, FrameSubset subset) {
+    nep::Model m = skeleton;
+    initialise_parameters(m, 5);
+    Dataset data = make_dataset(fr, "PbTe", m);
+    NeighborCache cache(data, m, 100, true);
+    BatchLoss loss(1);
+    const Comm comm = Comm::local();
+    fit_descriptor_scaler(m, data, cache, loss, comm, ScalerMode::Fresh, subset);
+    const SetResult before = evaluate_set(m, data, cache, loss, comm, true, true, subset);
+    Optimizer opt(trainable_parameters(m), optimizer_options(cfg));
+    const LossWeights w{cfg.lambda_e, cfg.lambda_f, cfg.lambda_v};
+    for (int e = 0; e < 2; ++e) train_epoch(m, data, cache, loss, opt, comm, cfg.batch, 9, e, w, nullptr, nullptr, subset);
+    const SetResult after = evaluate_set(m, data, cache, loss, comm, true, true, subset);
+    std::string out = nep::format_model(m);
+    auto exact = [&out](double x) {  // every bit
+      char b[40];
+      std::snprintf(b, sizeof b, " %a", x);
+      out += b;
+    };
+    for (const auto& p : before.pred) exact(p.energy);
+    for (const auto& p : after.pred) {
+      exact(p.energy);
+      for (double f : p.force) exact(f);
+    }
+    return out;
+  };
+  const std::string via_subset = run(all, FrameSubset{&pick});
+  EXPECT_EQ(via_subset, run(copied, FrameSubset{}));
+  EXPECT_NE(via_subset, run(all, FrameSubset{}));  // the subset mattered
 }
 
 }  // namespace

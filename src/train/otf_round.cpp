@@ -16,26 +16,41 @@
 namespace nep {
 
 namespace {
-OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop);
+// The round's frames with their neighbour lists and pair bases (which depend on the frames and the
+// architecture, not on the parameters): built once, shared by the driving model and every member.
+struct RoundData {
+  train::Dataset train, held;
+  train::NeighborCache train_cache, held_cache;
+  RoundData(const OtfRoundInput& in, const Model& skeleton)
+      : train(train::make_dataset(in.train, "on-the-fly buffer (training frames)", skeleton)),
+        held(train::make_dataset(in.heldout, "on-the-fly buffer (held-out frames)", skeleton)),
+        train_cache(train, skeleton, in.cfg.cache_mb, true),
+        held_cache(held, skeleton, in.cfg.cache_mb, false) {}
+};
 
-// member m's input: a bootstrap resample of the training frames, its own seed and warm start
-OtfRoundInput member_input(const OtfRoundInput& in, int m) {
+struct ModelInput {  // what differs between the driving model and a member
+  TrainConfig cfg;
+  bool has_start = false;
+  const Model* start = nullptr;
+  std::vector<int> frames;  // the training frames it sees (a member: a bootstrap resample); empty: all
+};
+
+OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundData& data, const std::atomic<bool>* stop);
+
+// member m: a bootstrap resample of the training frames (n draws with replacement), its own seed
+// and warm start
+ModelInput member_input(const OtfRoundInput& in, int m) {
   using namespace train;
-  OtfRoundInput mi;
+  ModelInput mi;
   mi.cfg = in.cfg;
   mi.cfg.seed = Rng(in.cfg.seed, Stream::Member, static_cast<uint64_t>(m)).next();
   Rng pick(in.cfg.seed, Stream::Bootstrap, (in.round << 8) + static_cast<uint64_t>(m));
   const uint64_t n = in.train.size();
-  mi.train.reserve(n);
-  for (uint64_t k = 0; k < n; ++k) mi.train.push_back(in.train[pick.below(n)]);
-  mi.heldout = in.heldout;
-  mi.round = in.round;
-  mi.epochs = in.epochs;
-  mi.min_updates = in.min_updates;
-  mi.threads = in.threads;
+  mi.frames.reserve(n);
+  for (uint64_t k = 0; k < n; ++k) mi.frames.push_back(static_cast<int>(pick.below(n)));
   if (!in.member_starts.empty()) {
     mi.has_start = true;
-    mi.start = in.member_starts.at(static_cast<size_t>(m - 1));
+    mi.start = &in.member_starts.at(static_cast<size_t>(m - 1));
   }
   return mi;
 }
@@ -46,10 +61,17 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
   if (!in.member_starts.empty() && static_cast<int>(in.member_starts.size()) != in.committee - 1)
     throw Error("on-the-fly round: " + std::to_string(in.member_starts.size()) + " committee start models for " +
                 std::to_string(in.committee - 1) + " members");
-  OtfRoundResult res = train_one(in, stop);
+  if (in.train.empty()) throw Error("on-the-fly round: no training frames");
+  // every model of the round has the architecture of cfg (a warm start too: the fix checks it)
+  RoundData data(in, in.has_start ? in.start : make_model_skeleton(in.cfg));
+  ModelInput driver;
+  driver.cfg = in.cfg;
+  driver.has_start = in.has_start;
+  driver.start = &in.start;
+  OtfRoundResult res = train_one(in, driver, data, stop);
   const auto t0 = std::chrono::steady_clock::now();
   for (int m = 1; m < in.committee && !res.stopped; ++m) {
-    OtfRoundResult r = train_one(member_input(in, m), stop);
+    OtfRoundResult r = train_one(in, member_input(in, m), data, stop);
     res.stopped = r.stopped;
     res.members.push_back(std::move(r.model));
   }
@@ -58,24 +80,24 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
 }
 
 namespace {
-OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop) {
+OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundData& data, const std::atomic<bool>* stop) {
   using namespace train;
   const auto t0 = std::chrono::steady_clock::now();
-  const TrainConfig& cfg = in.cfg;
+  const TrainConfig& cfg = mi.cfg;
   const Comm comm = Comm::local();  // not MPI's main thread: never call MPI
-  Model model = in.has_start ? in.start : make_model_skeleton(cfg);
-  if (!in.has_start) initialise_parameters(model, cfg.seed);
+  Model model = mi.has_start ? *mi.start : make_model_skeleton(cfg);
+  if (!mi.has_start) initialise_parameters(model, cfg.seed);
 
-  Dataset train = make_dataset(in.train, "on-the-fly buffer (training frames)", model);
-  Dataset held = make_dataset(in.heldout, "on-the-fly buffer (held-out frames)", model);
+  const Dataset& train = data.train;
+  NeighborCache& train_cache = data.train_cache;
+  const FrameSubset frames{mi.frames.empty() ? nullptr : &mi.frames};
   OtfRoundResult res;
-  res.n_train = train.size();
-  res.n_heldout = held.size();
-  if (train.size() == 0) throw Error("on-the-fly round: no training frames");
-  NeighborCache train_cache(train, model, cfg.cache_mb, true), held_cache(held, model, cfg.cache_mb, false);
+  res.n_train = frames.size(train);
+  res.n_heldout = data.held.size();
   BatchLoss loss(in.threads);
-  fit_descriptor_scaler(model, train, train_cache, loss, comm, in.has_start ? ScalerMode::Expand : ScalerMode::Fresh);
-  const SetResult before = evaluate_set(model, train, train_cache, loss, comm, true, false);  // b1 for the current data
+  fit_descriptor_scaler(model, train, train_cache, loss, comm, mi.has_start ? ScalerMode::Expand : ScalerMode::Fresh,
+                        frames);
+  const SetResult before = evaluate_set(model, train, train_cache, loss, comm, true, false, frames);  // b1 for the current data
   // the round's objective on its training frames (unregularised), to guard against a diverged round
   auto objective = [&](const ErrorSums& e) {
     return cfg.lambda_e * rmse(e.se_e, e.n_e) * rmse(e.se_e, e.n_e) + cfg.lambda_f * rmse(e.se_f, e.n_f) * rmse(e.se_f, e.n_f) +
@@ -86,7 +108,7 @@ OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop)
   // learning rate: geometric decay over the round, lr -> lr/10 (not below stop_lr), so every
   // round ends with small steps near its minimum
   const int base_epochs = in.epochs > 0 ? in.epochs : cfg.epoch;
-  const int64_t batches = (static_cast<int64_t>(train.size()) + cfg.batch - 1) / cfg.batch;  // per epoch
+  const int64_t batches = (static_cast<int64_t>(res.n_train) + cfg.batch - 1) / cfg.batch;  // per epoch
   const int epochs = in.min_updates > 0
                          ? static_cast<int>(std::max<int64_t>(base_epochs, (in.min_updates + batches - 1) / batches))
                          : base_epochs;
@@ -96,19 +118,21 @@ OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop)
   };
   const LossWeights w{cfg.lambda_e, cfg.lambda_f, cfg.lambda_v};
   // keep the best of the start and of checkpoints every epochs/4 epochs (objective on the
-  // round's training frames, b1 solved exactly at each): a round never returns a worse model
-  const int check_every = std::max(1, epochs / 4);
+  // round's training frames, b1 solved exactly at each): a round never returns a worse model.
+  // A round of fewer than 8 epochs checks at its end only: each check is a pass over the frames
+  // (about half an epoch), which on the short warm-started rounds of a long run was a third of it.
+  const int check_every = epochs >= 8 ? epochs / 4 : epochs;
   Model best = model;
   SetResult best_eval = before;
   double best_obj = objective(before.err);
-  bool improved = !in.has_start;  // a fresh start is no model to keep
-  if (!in.has_start) best_obj = INFINITY;
+  bool improved = !mi.has_start;  // a fresh start is no model to keep
+  if (!mi.has_start) best_obj = INFINITY;
   int epoch = 0;
   while (epoch < epochs) {
     opt.set_lr(lr_at(epoch));
     bool stopped = false;
     const EpochResult er = train_epoch(model, train, train_cache, loss, opt, comm, cfg.batch, cfg.seed,
-                                       (in.round << 32) + static_cast<uint64_t>(epoch), w, stop, &stopped);
+                                       (in.round << 32) + static_cast<uint64_t>(epoch), w, stop, &stopped, frames);
     if (stopped) {
       res.stopped = true;
       break;
@@ -116,7 +140,7 @@ OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop)
     ++epoch;
     res.loss = er.loss;
     if (epoch % check_every == 0 || epoch == epochs) {
-      SetResult ev = evaluate_set(model, train, train_cache, loss, comm, true, false);
+      SetResult ev = evaluate_set(model, train, train_cache, loss, comm, true, false, frames);
       const double o = objective(ev.err);
       if (o < best_obj) {
         best_obj = o;
@@ -130,7 +154,7 @@ OtfRoundResult train_one(const OtfRoundInput& in, const std::atomic<bool>* stop)
   res.reverted = !improved;
   model = best;
   const SetResult& tr = best_eval;
-  const SetResult he = evaluate_set(model, held, held_cache, loss, comm, false, false);
+  const SetResult he = evaluate_set(model, data.held, data.held_cache, loss, comm, false, false);
   res.train_rmse_e = rmse(tr.err.se_e, tr.err.n_e);
   res.train_rmse_f = rmse(tr.err.se_f, tr.err.n_f);
   res.train_rmse_v = rmse(tr.err.se_v, tr.err.n_v);

@@ -25,14 +25,19 @@ void initialise_parameters(Model& m, uint64_t seed) {
 }
 
 void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss, const Comm& comm,
-                           ScalerMode mode) {
+                           ScalerMode mode, FrameSubset subset) {
   const bool fresh_scaler = mode != ScalerMode::Keep;  // descriptors are needed
   ScopedStage stage("train:descriptor_init");
   const int D = model.dim();
   std::vector<double> qmin(D, INFINITY), qmax(D, -INFINITY), q;
   int mn_r = 0, mn_a = 0;
-  for (int f = comm.rank(); f < train.size(); f += comm.size()) {
-    auto geom = cache.get(f, false);
+  // min, max and neighbour counts depend on which frames are in the set, not on repeats
+  std::vector<int> frames;
+  for (int p = 0; p < subset.size(train); ++p) frames.push_back(subset.at(p));
+  std::sort(frames.begin(), frames.end());
+  frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
+  for (size_t k = static_cast<size_t>(comm.rank()); k < frames.size(); k += static_cast<size_t>(comm.size())) {
+    auto geom = cache.get(frames[k], false);
     const NeighborList* nl = &geom->nl;
     if (fresh_scaler) {
       loss.descriptors(model, *nl, q);
@@ -88,15 +93,17 @@ void reduce_errors(const Comm& comm, ErrorSums& e) {
 }  // namespace
 
 SetResult evaluate_set(Model& model, const Dataset& data, NeighborCache& cache, BatchLoss& loss, const Comm& comm,
-                       bool solve_b1, bool keep) {
+                       bool solve_b1, bool keep, FrameSubset subset) {
   ScopedStage stage("train:validation");
   SetResult r;
-  if (keep) r.pred.resize(data.size());
+  const int n = subset.size(data);
+  if (keep) r.pred.resize(n);
   FramePrediction p;
   std::vector<double> packed;
-  for (int f = comm.rank(); f < data.size(); f += comm.size()) {
+  for (int pos = comm.rank(); pos < n; pos += comm.size()) {
+    const int f = subset.at(pos);
     auto geom = cache.get(f, false);
-    FramePrediction& q = keep ? r.pred[f] : p;
+    FramePrediction& q = keep ? r.pred[pos] : p;
     loss.predict(model, data, f, geom->nl, q, r.err);
     if (keep && comm.size() > 1) {
       packed.push_back(q.energy);
@@ -109,12 +116,13 @@ SetResult evaluate_set(Model& model, const Dataset& data, NeighborCache& cache, 
     const std::vector<double> all = comm.gather(packed);
     size_t k = 0;
     for (int rk = 0; rk < comm.size() && comm.root(); ++rk)
-      for (int f = rk; f < data.size(); f += comm.size()) {
-        FramePrediction& q = r.pred[f];
+      for (int pos = rk; pos < n; pos += comm.size()) {
+        FramePrediction& q = r.pred[pos];
+        const int natoms = data.frames[subset.at(pos)].natoms();
         q.energy = all[k++];
         for (int c = 0; c < 9; ++c) q.virial[c] = all[k++];
-        q.force.assign(all.begin() + k, all.begin() + k + 3 * data.frames[f].natoms());
-        k += 3 * data.frames[f].natoms();
+        q.force.assign(all.begin() + k, all.begin() + k + 3 * natoms);
+        k += 3 * natoms;
       }
   }
   if (solve_b1 && r.err.n_e > 0) {
@@ -123,19 +131,20 @@ SetResult evaluate_set(Model& model, const Dataset& data, NeighborCache& cache, 
     r.err.se_e = std::max(0.0, r.err.se_e - r.err.n_e * mean * mean);
     r.err.residual_e = 0.0;
     if (keep)
-      for (int f = 0; f < data.size(); ++f) r.pred[f].energy -= mean * data.frames[f].natoms();
+      for (int pos = 0; pos < n; ++pos) r.pred[pos].energy -= mean * data.frames[subset.at(pos)].natoms();
   }
   return r;
 }
 
 EpochResult train_epoch(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss, Optimizer& opt,
                         const Comm& comm, int batch_size, uint64_t seed, uint64_t shuffle_index, const LossWeights& w,
-                        const std::atomic<bool>* stop, bool* stopped) {
-  const int n_batches = (train.size() + batch_size - 1) / batch_size;
+                        const std::atomic<bool>* stop, bool* stopped, FrameSubset subset) {
+  const int n = subset.size(train);
+  const int n_batches = (n + batch_size - 1) / batch_size;
   const int P = opt.size();
-  const std::vector<int> order = permutation(train.size(), seed, Stream::Shuffle, shuffle_index);
+  const std::vector<int> order = permutation(n, seed, Stream::Shuffle, shuffle_index);
   std::vector<std::vector<int>> plan(n_batches);
-  for (int k = 0; k < train.size(); ++k) plan[k / batch_size].push_back(order[k]);
+  for (int k = 0; k < n; ++k) plan[k / batch_size].push_back(subset.at(order[k]));
   EpochResult er;
   if (stopped) *stopped = false;
   BatchPrefetcher prefetch(cache, plan, comm.rank(), comm.size());

@@ -32,10 +32,20 @@ enum class ScalerMode {
            // On-the-fly rounds use this: data grows past the range the first round saw.
 };
 
+// The frames a pass runs over: all of a Dataset (index == nullptr), or a list of its frame indices,
+// repeats allowed (a committee member's bootstrap resample: it shares the round's Dataset and
+// NeighborCache instead of copying frames and building their geometry again). Position p of the
+// pass is frame at(p); everything a pass computes depends on that sequence alone.
+struct FrameSubset {
+  const std::vector<int>* index = nullptr;
+  int size(const Dataset& d) const { return index ? static_cast<int>(index->size()) : d.size(); }
+  int at(int p) const { return index ? (*index)[static_cast<size_t>(p)] : p; }
+};
+
 // Sets q_scaler as `mode` says; always raises the nep.txt header's neighbour counts to what the
 // data holds.
 void fit_descriptor_scaler(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss, const Comm& comm,
-                           ScalerMode mode);
+                           ScalerMode mode, FrameSubset subset = {});
 
 
 struct SetResult {
@@ -45,20 +55,21 @@ struct SetResult {
 
 // Core predictions on a set (frames split over ranks). solve_b1: shift b1 so the mean energy
 // residual is zero (exact, closed form). keep: rank 0 ends with every frame's prediction.
+// With a subset, predictions are per position of the subset.
 SetResult evaluate_set(Model& model, const Dataset& data, NeighborCache& cache, BatchLoss& loss, const Comm& comm,
-                       bool solve_b1, bool keep);
+                       bool solve_b1, bool keep, FrameSubset subset = {});
 
 struct EpochResult {
   double loss = 0.0;  // mean batch loss (data + regularisation)
   ErrorSums err;
 };
 
-// One epoch of prefetched, seeded mini-batches: batch order is permutation(seed, Shuffle,
-// shuffle_index); b1 follows the epoch's mean energy residual. `stop` (may be null) ends the epoch
+// One epoch of prefetched, seeded mini-batches over the subset's positions: batch order is
+// permutation(seed, Shuffle, shuffle_index); b1 follows the epoch's mean energy residual. `stop` (may be null) ends the epoch
 // early between batches (result then flagged by *stopped).
 EpochResult train_epoch(Model& model, const Dataset& train, NeighborCache& cache, BatchLoss& loss, Optimizer& opt,
                         const Comm& comm, int batch_size, uint64_t seed, uint64_t shuffle_index, const LossWeights& w,
-                        const std::atomic<bool>* stop = nullptr, bool* stopped = nullptr);
+                        const std::atomic<bool>* stop = nullptr, bool* stopped = nullptr, FrameSubset subset = {});
 
 // Stage switch, plateau/step learning-rate schedule and early-stop counters after an epoch
 // (TorchNEP's rules); returns the loss weights of the current stage. Sets st.stage/lr.
