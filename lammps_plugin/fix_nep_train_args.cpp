@@ -14,6 +14,9 @@
 
 #include <cctype>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
 
 using namespace LAMMPS_NS;
 

@@ -10,7 +10,10 @@
 
 #include "fix_nep_train_impl.h"
 
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 using namespace LAMMPS_NS;
 

@@ -18,8 +18,15 @@
 #include "nep_plugin_common.h"
 #include "pair_nep.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace LAMMPS_NS;
 

@@ -2,6 +2,7 @@
 # lammps-nep `nep` beside NEP_CPU's own pair style in the same lmp, one core, interleaved repetitions
 # (issue #20). NEP_CPU_PLUGIN: a plugin built by build_plugin.sh.
 #   NEP_CPU_PLUGIN=X.so benchmarks/nep_cpu/side_by_side.sh [systems="pbte si c unep"] [steps=50] [reps=3]
+# NEP_SBS_FLOAT=1 adds `nep precision float` (label nep-float) beside the two double-precision styles.
 # Sizes: PbTe 4096 atoms, Si and C 8000, UNEP-v1 16-element fcc alloy 8788 (in.side_by_side).
 # Per run: atom-steps/s over the timed loop (wall) and LAMMPS's "CPU use"; per system: the initial
 # energy and pressure of the two styles (relative difference) and the best-of-reps speed ratio.
@@ -17,9 +18,11 @@ declare -A cells=([pbte]=8 [si]=10 [c]=10 [unep]=13)
 printf "%-5s %-4s %-8s %7s %14s %6s %24s %24s\n" sys rep style atoms atom-steps/s cpu% "PE(0) eV" "P(0) bar"
 for sys in $systems; do
   for r in $(seq "$reps"); do
-    for style in nep nep/cpu; do
+    styles=(nep nep/cpu); [ "${NEP_SBS_FLOAT:-0}" = 1 ] && styles+=(nep-float)
+    for style in "${styles[@]}"; do
+      pair=$style; [ "$style" = nep-float ] && pair="nep precision float"
       OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive "$LMP" -in "$here/in.side_by_side" -log "$log" -screen none \
-        -var system "$sys" -var n "${cells[$sys]}" -var steps "$steps" -var style "$style" \
+        -var system "$sys" -var n "${cells[$sys]}" -var steps "$steps" -var style "$pair" \
         -var plugin "$NEP_PLUGIN" -var cpu_plugin "$cpu_plugin" -var potdir "$potdir" > /dev/null  # NEP_CPU prints to stdout
       awk -v sys="$sys" -v r="$r" -v st="$style" '
         /^ +Step|^Step/ { hdr++ } hdr == 1 && $1 == "0" && pe == "" { pe = $2; p = $3 }
@@ -37,5 +40,12 @@ awk '
       a = s " nep"; b = s " nep/cpu"
       dpe = (pe[a] - pe[b]) / pe[b]; dp = (p[a] - p[b]) / p[b]
       printf "%-5s %14.0f %14.0f %7.2fx %10.1e %10.1e\n", s, best[a], best[b], best[a] / best[b], dpe < 0 ? -dpe : dpe + 0, dp < 0 ? -dp : dp + 0
+    }
+    for (s in sys) {
+      f = s " nep-float"; b = s " nep/cpu"
+      if (!(f in best)) continue
+      if (!hdr++) printf "\n%-5s %14s %8s %10s %10s\n", "sys", "float best", "vs cpu", "dPE/PE", "dP/P"
+      dpe = (pe[f] - pe[b]) / pe[b]; dp = (p[f] - p[b]) / p[b]
+      printf "%-5s %14.0f %7.2fx %10.1e %10.1e\n", s, best[f], best[f] / best[b], dpe < 0 ? -dpe : dpe + 0, dp < 0 ? -dp : dp + 0
     }
   }' "$runs"
