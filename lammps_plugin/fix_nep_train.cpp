@@ -50,7 +50,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cctype>
 #include <cstring>
 #include <strings.h>
 
