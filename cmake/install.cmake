@@ -1,4 +1,5 @@
-# cmake --install: the programs in bin/, nepplugin.so in lib/lammps-nep/plugins/ (the folder to name
+# cmake --install: the programs in bin/, nepplugin.so (and nepplugin_train.so, fix nep/train) in
+# lib/lammps-nep/plugins/ (the folder to name
 # in LAMMPS_PLUGIN_PATH: LAMMPS >= 4May2022 loads every *plugin.so in it at start-up), the core's
 # headers in include/nep/, and the libraries with a CMake package (find_package(lammps_nep)) whose
 # imported targets are lammps_nep::nep_core and, when built, lammps_nep::nep_data (HDF5 frame store)
@@ -21,6 +22,10 @@ install(TARGETS ${_nep_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET nepplugin)
   set_target_properties(nepplugin PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
   install(TARGETS nepplugin LIBRARY DESTINATION ${NEP_INSTALL_PLUGINDIR})
+  if(TARGET nepplugin_train)   # fix nep/train, loaded by nepplugin.so from its own folder
+    set_target_properties(nepplugin_train PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+    install(TARGETS nepplugin_train LIBRARY DESTINATION ${NEP_INSTALL_PLUGINDIR})
+  endif()
 endif()
 
 if(NOT NEP_CORE_LIBRARY)   # (a prebuilt core is not this build's to install)

@@ -552,3 +552,10 @@ double FixNEPTrain::memory_usage()
   }
   return bytes;
 }
+
+// The entry point of nepplugin_train.so: nepplugin.so registers fix nep/train and loads this
+// library (and with it LibTorch and HDF5) only when a deck first defines the fix (nepplugin.cpp).
+extern "C" Fix *nep_fix_train_create(LAMMPS *lmp, int narg, char **arg)
+{
+  return new FixNEPTrain(lmp, narg, arg);
+}

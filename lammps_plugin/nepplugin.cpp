@@ -12,7 +12,8 @@
 #include "pair_nep.h"
 #include "utils.h"
 #ifdef NEP_PLUGIN_TRAIN
-#include "fix_nep_train.h"
+#include "fix.h"
+#include <dlfcn.h>
 #endif
 #ifdef NEP_PLUGIN_KOKKOS
 #include "pair_nep_kokkos.h"
@@ -57,9 +58,36 @@ static Pair *nep_gpu_creator(LAMMPS *lmp)
 }
 
 #ifdef NEP_PLUGIN_TRAIN
+// fix nep/train lives in nepplugin_train.so beside this file, loaded on the first use of the fix:
+// only decks that train pay for LibTorch and HDF5 (about 1.2 s and 150 MB per process to load).
+// That library links this one, so it stays loaded (and this pointer valid) across `clear`.
+using FixTrainFactory = Fix *(*) (LAMMPS *, int, char **);
+
+static FixTrainFactory train_factory(LAMMPS *lmp)
+{
+  static FixTrainFactory factory = nullptr;
+  if (factory) return factory;
+  Dl_info self{};
+  std::string path = "nepplugin_train.so";
+  if (dladdr((void *) &train_factory, &self) && self.dli_fname) {
+    const std::string here = self.dli_fname;
+    const auto slash = here.rfind('/');
+    if (slash != std::string::npos) path = here.substr(0, slash + 1) + path;
+  }
+  void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const char *why = lib ? nullptr : dlerror();
+  if (!lib)
+    lmp->error->all(FLERR, "fix nep/train: cannot load {} (the trainer library that comes with "
+                    "nepplugin.so): {}", path, why ? why : "unknown reason");
+  auto found = (FixTrainFactory) dlsym(lib, "nep_fix_train_create");
+  if (!found) lmp->error->all(FLERR, "fix nep/train: {} has no nep_fix_train_create", path);
+  factory = found;
+  return factory;
+}
+
 static Fix *nep_train_creator(LAMMPS *lmp, int argc, char **argv)
 {
-  return new FixNEPTrain(lmp, argc, argv);
+  return train_factory(lmp)(lmp, argc, argv);
 }
 #endif
 

@@ -6,6 +6,7 @@
 #       LAMMPS too (own cache entries; default AMPERE80: sm_80 everywhere, sm_90 added for the core)
 #   NEP_CUDA_LAMMPS=1 tools/cuda_build.sh           -> build-cuda-lammps/: the same plus nepplugin.so
 #       for the CUDA LAMMPS of tools/cuda_lammps.sh (built first if missing: ~42 min on 2 cores)
+#   NEP_CUDA_TARGETS="nep-predict test_physics ..." -> only those targets; NEP_CUDA_TRAINER=0: no trainer
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
@@ -42,5 +43,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DCMAKE_CXX_FLAGS="-arch=sm_$SM" \
     -DKokkos_DIR="$kokkos/lib/cmake/Kokkos" "${plugin[@]}" "${trainer[@]}" ${NEP_CUDA_CMAKE_ARGS:-} >/dev/null
 fi
-cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}"
-echo "cuda_build: OK ($build)"
+# NEP_CUDA_TARGETS: only these targets (CI: what a device run executes), else everything
+read -ra targets <<< "${NEP_CUDA_TARGETS:-}"
+cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" ${targets[@]:+--target "${targets[@]}"}
+echo "cuda_build: OK ($build${NEP_CUDA_TARGETS:+: $NEP_CUDA_TARGETS})"

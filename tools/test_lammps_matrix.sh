@@ -2,7 +2,7 @@
 # The LAMMPS version matrix beyond 7Jan2022 (tools/test.sh runs every test against that one):
 #   for each release V of NEP_LAMMPS_NEWER (4Feb2025, 4Jul2026):
 #     - LAMMPS V without its KOKKOS package (tools/deps.sh --lammps V: built once, then cached);
-#     - nepplugin.so (nep, nep/gpu, fix nep/train), nep-predict, nep-frames and nep-train built against it in
+#     - nepplugin.so (nep, nep/gpu), nepplugin_train.so (fix nep/train), nep-predict, nep-frames and nep-train built against it in
 #       build-lmpV/ (NEP_PLUGIN_KOKKOS=OFF);
 #     - the LAMMPS-level tests that need no KOKKOS package (ctest -L lammps_nokk: NEP_CPU parity,
 #       newton on/off, 1 and 2 ranks, restart, hybrid, the LAMMPS_PLUGIN_PATH deck, a LAMMPS of the
@@ -36,7 +36,7 @@ for v in "${versions[@]}"; do
   cmake -S "$NEP_REPO" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_DIR="$NEP_KOKKOS_DIR" \
     -DLAMMPS_DIR="$prefix/lib/cmake/LAMMPS" -DNEP_PLUGIN_KOKKOS=OFF -DNEP_BUILD_BENCHMARKS=OFF \
     "${other_arg[@]}" > "$dir/matrix-configure.log" 2>&1 || { cat "$dir/matrix-configure.log" >&2; exit 1; }
-  cmake --build "$dir" -j "$jobs" --target nepplugin nep-predict nep-frames nep-train > "$dir/matrix-build.log" 2>&1 ||
+  cmake --build "$dir" -j "$jobs" --target nepplugin nepplugin_train nep-predict nep-frames nep-train > "$dir/matrix-build.log" 2>&1 ||
     { tail -n 60 "$dir/matrix-build.log" >&2; say "LAMMPS $v: build failed (log: $dir/matrix-build.log)"; failed+=("$v build"); continue; }
   t2=$SECONDS
   (cd "$dir" && ctest -L lammps_nokk --output-on-failure -j "$jobs") || failed+=("$v tests")

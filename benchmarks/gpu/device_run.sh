@@ -24,7 +24,7 @@ if [ -n "${DRY_RUN:-}" ]; then
   ln -s "$b"/tests/test_{reference,physics,descriptor,device_gradient} "$b/benchmarks/bench_core" "$b/nep-predict" "$d/bin/"
   ln -s "$NEP_LAMMPS_PREFIX/bin/lmp" "$d/lmp/bin/"
   ln -s "$NEP_LAMMPS_PREFIX/lib" "$d/lmp/lib"
-  ln -s "$b/nepplugin.so" "$d/lmp/"
+  ln -s "$b"/nepplugin*.so "$d/lmp/"
   run_env=(BIN="$d/bin" LIBDIR="$NEP_KOKKOS_PREFIX/lib" BACKEND=openmp SIZES="${SIZES:-4:2}" LMP_DIR="$d/lmp"
            LMP_KOKKOS="t 2" LMP_SIZES="${LMP_SIZES:-3}" LMP_STEPS="${LMP_STEPS:-20}")
   train_env=(BIN="$b" DEVICE=kokkos EPOCHS="${EPOCHS:-4}")

@@ -39,13 +39,16 @@ if [ "${NEP_CUDA_LAMMPS:-0}" = 1 ]; then
   cp "$lmp_prefix/bin/lmp" "$t/bin/"
   cp -a "$lmp_prefix"/lib/liblammps.so* "$t/lib/"
   cp $bdir/nepplugin.so "$t/"
+  # fix nep/train's library (loaded by nepplugin.so when a deck uses the fix), when built
+  plugin_files=(nepplugin.so)
+  [ -f "$bdir/nepplugin_train.so" ] && cp "$bdir/nepplugin_train.so" "$t/" && plugin_files+=(nepplugin_train.so)
   # libraries of Debian's LAMMPS build the device image may lack (libjpeg, libpng, ...); not the C
   # runtime, zlib, CUDA or Kokkos (staged above)
   ldd "$lmp_prefix/lib/liblammps.so.0" | awk '$3 ~ /^\// { print $3 }' |
     grep -Ev '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz|libcudart|libkokkos[a-z]*)\.so' |
     while read -r lib; do cp -L "$lib" "$t/lib/"; done
-  strip --strip-unneeded "$t/bin/lmp" "$t"/lib/liblammps.so.* "$t/nepplugin.so" 2>/dev/null || true
-  tar -C "$t" -cJf .device/lammps.tar.xz bin lib nepplugin.so
+  strip --strip-unneeded "$t/bin/lmp" "$t"/lib/liblammps.so.* "${plugin_files[@]/#/$t/}" 2>/dev/null || true
+  tar -C "$t" -cJf .device/lammps.tar.xz bin lib "${plugin_files[@]}"
   rm -rf "$t"
 fi
 du -sh .device

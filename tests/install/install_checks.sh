@@ -33,6 +33,7 @@ done
 [ -x "$build/nep-frames" ] && want+=(include/nep/data/frame_store.hpp)
 [ -x "$build/nep-train" ] && want+=(include/nep/train/trainer.hpp include/nep/train/config.hpp)
 [ -f "$build/nepplugin.so" ] && want+=(lib/lammps-nep/plugins/nepplugin.so)
+[ -f "$build/nepplugin_train.so" ] && want+=(lib/lammps-nep/plugins/nepplugin_train.so)
 for f in "${want[@]}"; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
@@ -89,5 +90,13 @@ if [ -n "$lmp" ]; then
         "$lmp" -in in.si -log none 2>&1) || fail "lmp with the installed plugin: $(echo "$out" | tail -n 15)"
   how="plugin load"; [ $plugin_path = 1 ] && how="LAMMPS_PLUGIN_PATH, no plugin load"
   same "LAMMPS, installed nepplugin.so ($how)" "$(echo "$out" | awk '/^PE_PER_ATOM/ { print $2 }')"
+  if [ -f "$plugins/nepplugin_train.so" ]; then
+    # fix nep/train from the installed nepplugin_train.so: its own keyword error means it loaded
+    echo "fix t all nep/train bogus 1" >> "$work/in.si"
+    out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH OMP_NUM_THREADS=1 "${env_path[@]}" "$lmp" -in in.si -log none 2>&1) &&
+      fail "lmp accepted 'fix nep/train bogus 1'"
+    echo "$out" | grep -q "unknown keyword 'bogus'" || fail "fix nep/train from the install: $(echo "$out" | tail -n 5)"
+    echo "ok   fix nep/train loads the installed nepplugin_train.so ($how)"
+  fi
 fi
 echo "install checks: 0 failed"

@@ -9,7 +9,10 @@
   the plugin says so, naming both versions (--expect-warning requires this), or that LAMMPS cannot
   resolve the plugin's symbols and LAMMPS reports the failed load; a deck using pair_style nep then
   stops at LAMMPS's unknown-style error;
-- nep/gpu in a LAMMPS started without -k on: the log says it evaluates on the host.
+- nep/gpu in a LAMMPS started without -k on: the log says it evaluates on the host;
+- a deck with the pair styles alone does not load LibTorch (fix nep/train lives in
+  nepplugin_train.so, loaded on the fix's first use), and without that file beside nepplugin.so
+  fix nep/train stops with an error naming it.
 
 usage: lmp_load_checks.py --lmp LMP --plugin SO [--plugin-path MODEL]
                           [--other-lmp LMP2 --other-libdir DIR [--expect-warning]]
@@ -52,9 +55,39 @@ def run(lmp, deck, libdir=None, env_extra=None):
         return p.returncode, p.stdout + p.stderr
 
 
-def has_style(style):
+def has_style(style, kind="pair"):
     rc, out = run(ARGS.lmp, DECK.format(plugin=ARGS.plugin, style="zero 1.0") + "plugin list\n")
-    return re.search(r"pair style plugin %s\b" % re.escape(style), out) is not None
+    return re.search(r"%s style plugin %s\b" % (kind, re.escape(style)), out) is not None
+
+
+# prints "LIBTORCH_MAPPED n": the lines of the running lmp's memory map naming libtorch_cpu (the
+# script climbs from its shell to the lmp process, as LAMMPS's shell command starts it)
+MAPS_SCRIPT = """p=$PPID
+while [ "$p" -gt 1 ] && ! grep -q lmp /proc/$p/comm; do p=$(awk '{print $4}' /proc/$p/stat); done
+echo "LIBTORCH_MAPPED $(grep -c libtorch_cpu /proc/$p/maps)"
+"""
+
+
+def check_trainer_loaded_on_demand():
+    if not has_style("nep/train", kind="fix"):
+        return "skipped: this plugin has no fix nep/train (built without the trainer)"
+    model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "potentials", "Si_2022_NEP4_3body.txt")
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "maps.sh")
+        open(script, "w").write(MAPS_SCRIPT)
+        deck = DECK.format(plugin=ARGS.plugin, style="nep") + "pair_coeff * * %s Si\nrun 0\nshell sh %s\n" % (model, script)
+        rc, out = run(ARGS.lmp, deck)
+        mapped = re.search(r"^LIBTORCH_MAPPED (\d+)$", out, re.M)
+        assert rc == 0 and mapped, "exit %d:\n%s" % (rc, out[-1500:])
+        assert int(mapped.group(1)) == 0, "pair_style nep alone mapped libtorch_cpu (%s lines)" % mapped.group(1)
+        # nepplugin.so without its nepplugin_train.so
+        lone = os.path.join(folder, "nepplugin.so")
+        shutil.copy(ARGS.plugin, lone)
+        deck = DECK.format(plugin=lone, style="nep") + "pair_coeff * * %s Si\nfix t all nep/train every 1\n" % model
+        rc, out = run(ARGS.lmp, deck)
+        want = "fix nep/train: cannot load %s/nepplugin_train.so" % folder
+        assert rc != 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
+    return "pair_style nep alone: libtorch_cpu not mapped; without nepplugin_train.so: %r" % want
 
 
 def check_kk_without_kokkos():
@@ -86,6 +119,9 @@ def check_plugin_path():
     assert rc == 0 and loaded, "deck with plugin load: exit %d:\n%s" % (rc, out[-1500:])
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(ARGS.plugin, os.path.join(folder, "nepplugin.so"))
+        trainer = os.path.join(os.path.dirname(ARGS.plugin), "nepplugin_train.so")
+        if os.path.exists(trainer):   # installed beside it; LAMMPS loads only *plugin.so files
+            shutil.copy(trainer, folder)
         rc, out = run(ARGS.lmp, "\n".join(deck.splitlines()[1:]) + "\n", env_extra={"LAMMPS_PLUGIN_PATH": folder})
     found = re.search(r"^PE (\S+)$", out, re.M)
     assert rc == 0 and found, "deck without plugin load, LAMMPS_PLUGIN_PATH=%s: exit %d:\n%s" % (folder, rc, out[-1500:])
@@ -121,7 +157,8 @@ def main():
     ap.add_argument("--expect-warning", action="store_true")
     ARGS = ap.parse_args()
     ARGS.plugin = os.path.abspath(ARGS.plugin)
-    return lmp_common.run_checks((check_kk_without_kokkos, check_gpu_style_on_host_says_so, check_plugin_path, check_other_lammps))
+    return lmp_common.run_checks((check_kk_without_kokkos, check_gpu_style_on_host_says_so, check_trainer_loaded_on_demand,
+                                     check_plugin_path, check_other_lammps))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ with the fixture's exact decimal positions, runs `run 0` with the requested pair
 options / MPI ranks / newton setting, and compares energy, forces, global virial (pressure),
 per-atom energy (compute pe/atom) and per-atom virial (compute stress/atom and
 centroid/stress/atom) with the reference: max relative deviation <= tol (fixtures README rule).
+All fixtures run in one LAMMPS process, `clear` and `plugin load` between them (as a user's deck
+that loops over structures); when that process fails, each fixture runs alone to name the failing one.
 With --computes centroid or stress only that one per-atom virial compute is defined (LAMMPS then
 requests only centroid or only plain per-atom virials from the pair style), and the virial part of
 compute heat/flux (on centroid/stress/atom) is checked against sum_i W_i . v_i of the reference's
@@ -61,7 +63,8 @@ def model_elements(model_path):
     return tok[2:2 + int(tok[1])]
 
 
-def run_fixture(args, stem, workdir):
+def fixture_deck(args, stem, workdir):
+    """The LAMMPS input of one fixture (its own log file) and what parse_fixture needs."""
     model = os.path.join(args.data, "potentials", stem.split("__")[0] + ".txt")
     lat, e_ref, w_ref, atoms = read_reference(os.path.join(args.data, "reference", stem + ".xyz"))
     els = model_elements(model)
@@ -76,7 +79,6 @@ def run_fixture(args, stem, workdir):
             fh.write("%d %d %s %s %s\n" % (i + 1, els.index(a["el"]) + 1, *a["pos"]))
     dump = os.path.join(workdir, stem + ".dump")
     style = args.style + ("" if args.precision == "double" else " precision " + args.precision)
-    deck = os.path.join(workdir, stem + ".in")
     want_sym = args.computes in ("both", "stress")
     want_cen = args.computes in ("both", "centroid")
     computes = "compute pea all pe/atom\n"
@@ -90,8 +92,8 @@ def run_fixture(args, stem, workdir):
                      "compute flux all heat/flux kea pea csa\n")
         cols += " " + " ".join("c_csa[%d]" % k for k in range(1, 10)) + " vx vy vz"
     flux = " c_flux[1] c_flux[2] c_flux[3] c_flux[4] c_flux[5] c_flux[6]" if want_cen else ""
-    with open(deck, "w") as fh:
-        fh.write(f"""units metal
+    text = f"""log {os.path.join(workdir, stem + ".log")}
+units metal
 atom_style {args.atom_style}
 atom_modify map array
 boundary p p p
@@ -109,12 +111,13 @@ thermo_modify format float %.17g
 dump d all custom 1 {dump} {cols}
 dump_modify d format float %.17g sort id
 run 0
-""")
-    res, cmd = run_lmp(args.lmp, deck, os.path.join(workdir, stem + ".log"), args.lmp_args, args.np)
-    if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(workdir, stem + ".log")).read())
-    if res.returncode != 0:
-        log = open(os.path.join(workdir, stem + ".log")).read() if os.path.exists(os.path.join(workdir, stem + ".log")) else ""
-        raise RuntimeError("lmp failed (%d): %s\n%s\n%s" % (res.returncode, " ".join(cmd), res.stderr[-2000:], log[-2000:]))
+"""
+    return text, (atoms, e_ref, w_ref, dump, want_sym, want_cen)
+
+
+def parse_fixture(stem, workdir, ref):
+    """Deviations of one fixture's LAMMPS output from its reference."""
+    atoms, e_ref, w_ref, dump, want_sym, want_cen = ref
     # thermo line after the header
     log = open(os.path.join(workdir, stem + ".log")).read().splitlines()
     k = next(i for i, l in enumerate(log) if l.split()[:2] == ["Step", "PotEng"])
@@ -149,6 +152,18 @@ run 0
     return dev
 
 
+def run_decks(args, decks, workdir, tag):
+    """Run the decks in one LAMMPS process, `clear` between them (each reloads the plugin)."""
+    path = os.path.join(workdir, tag + ".in")
+    with open(path, "w") as fh:
+        fh.write("clear\n".join(decks))
+    log = os.path.join(workdir, tag + ".log" if len(decks) == 1 else tag + ".main.log")
+    res, cmd = run_lmp(args.lmp, path, os.path.join(workdir, tag + ".main.log"), args.lmp_args, args.np)
+    if res.returncode != 0:
+        text = open(log).read()[-2000:] if os.path.exists(log) else ""
+        raise RuntimeError("lmp failed (%d): %s\n%s\n%s" % (res.returncode, " ".join(cmd), res.stderr[-2000:], text))
+
+
 def main():
     ap = argparse.ArgumentParser()
     add_common_args(ap)
@@ -162,10 +177,21 @@ def main():
     ap.add_argument("--computes", default="both", choices=["both", "centroid", "stress"])
     args = ap.parse_args()
     passed = failed = 0
+    stems = args.fixtures.split(",")
     with tempfile.TemporaryDirectory() as work:
-        for stem in args.fixtures.split(","):
+        decks = {stem: fixture_deck(args, stem, work) for stem in stems}
+        # every fixture in one process; if that fails, each alone, to name the one that fails
+        try:
+            run_decks(args, [decks[s][0] for s in stems], work, "all")
+            alone = False
+        except RuntimeError:
+            alone = True
+        for stem in stems:
             try:
-                dev = run_fixture(args, stem, work)
+                if alone:
+                    run_decks(args, [decks[stem][0]], work, stem)
+                if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(work, stem + ".log")).read())
+                dev = parse_fixture(stem, work, decks[stem][1])
             except Exception as exc:  # report and count, keep going
                 print("FAIL %s: %s" % (stem, exc))
                 failed += 1
