@@ -24,8 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tmp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nep_store_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = nep_test::scratch_dir("nep_store_test_");
   return (dir / name).string();
 }
 

@@ -9,14 +9,14 @@
 #include "nep/error.hpp"
 #include "nep/train/otf_buffer.hpp"
 #include "nep/xyz.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 std::string fresh_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nep_otf_buffer_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = nep_test::scratch_dir("nep_otf_buffer_test_");
   const fs::path p = dir / name;
   fs::remove(p);
   return p.string();

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "nep/predict.hpp"
 
@@ -16,6 +19,24 @@ namespace nep_test {
 std::string data_path(const std::string& rel) {
   const char* env = std::getenv("NEP_TEST_DATA_DIR");
   return std::string(env && *env ? env : NEP_TEST_DATA_DIR) + "/" + rel;
+}
+
+std::string scratch_dir(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  // the folders made by this process, removed at its exit (after every test has run); not by a
+  // forked child that exits (tests fork writers and read their files afterwards)
+  static struct Folders {
+    std::vector<fs::path> paths;
+    pid_t owner = getpid();
+    ~Folders() {
+      std::error_code ec;
+      if (getpid() == owner)
+        for (const auto& p : paths) fs::remove_all(p, ec);
+    }
+  } folders;
+  const fs::path dir = fs::temp_directory_path() / (prefix + std::to_string(getpid()));
+  if (fs::create_directories(dir)) folders.paths.push_back(dir);
+  return dir.string();
 }
 
 Reference load_reference(const std::string& stem) {

@@ -11,6 +11,9 @@ namespace nep_test {
 
 std::string data_path(const std::string& rel);  // tests/data/<rel>
 
+// <system temp folder>/<prefix><pid>, created; removed with its contents when the test program ends
+std::string scratch_dir(const std::string& prefix);
+
 // A NEP_CPU reference fixture (tests/data/reference/<stem>.xyz) and its model.
 struct Reference {
   nep::Model model;
