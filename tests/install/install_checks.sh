@@ -95,7 +95,7 @@ if [ -n "$lmp" ]; then
     echo "fix t all nep/train bogus 1" >> "$work/in.si"
     out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH OMP_NUM_THREADS=1 "${env_path[@]}" "$lmp" -in in.si -log none 2>&1) &&
       fail "lmp accepted 'fix nep/train bogus 1'"
-    echo "$out" | grep -q "unknown keyword 'bogus'" || fail "fix nep/train from the install: $(echo "$out" | tail -n 5)"
+    echo "$out" | grep -q "unknown keyword 'bogus'" || fail "fix nep/train from the install: $(echo "$out" | grep -m1 ERROR || echo "$out" | tail -n 5)"
     echo "ok   fix nep/train loads the installed nepplugin_train.so ($how)"
   fi
 fi
