@@ -120,11 +120,11 @@ for v in "${versions[@]}"; do
   [ -f "$prefix/.stamp" ] && continue
   if [ "$v" = $LAMMPS_VER ]; then
     src=$(fetch_source lammps $LAMMPS_VER)
-    log "building LAMMPS $v -> $prefix (about $(( 32 / JOBS )) min on $JOBS cores: 16 min measured on 2; log: $prefix.log)"
+    log "building LAMMPS $v -> $prefix (about $(( 20 / JOBS )) min on $JOBS cores: 10 min measured on 2 free ones; log: $prefix.log)"
     args=("${NEP_LAMMPS_KOKKOS_ARGS[@]}" -DBUILD_MPI=ON -DBUILD_OMP=ON -DKokkos_DIR="$KOKKOS_DIR_USE")
   else
     src=$("$NEP_REPO/tools/lammps_sources.sh" "$v")
-    log "building LAMMPS $v without KOKKOS -> $prefix (about $(( 48 / JOBS )) min on $JOBS cores: 20-24 min measured on 2 busy ones; log: $prefix.log)"
+    log "building LAMMPS $v without KOKKOS -> $prefix (about $(( 14 / JOBS )) min on $JOBS cores: 6-7 min measured on 2 free ones; log: $prefix.log)"
     args=(-DPKG_KOKKOS=OFF -DBUILD_MPI=ON -DBUILD_OMP=ON)
   fi
   watch_build "$prefix.log" "LAMMPS $v" & watcher=$!

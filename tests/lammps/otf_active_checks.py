@@ -16,9 +16,9 @@
   1e-5 (LAMMPS's force sums on 2 ranks differ at round-off, which MD's chaos grows to ~1e-6 in
   400 steps: bytes cannot agree); kill -9 leaves a readable buffer that reopens;
 - bad input gets clear messages."""
-import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, signal, subprocess, sys, time
 
-from otf_common import SI_SW, thermo_rows, training_team_runs
+from otf_common import SI_SW, Folders, launch_lmp, thermo_rows, training_team_runs
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -94,23 +94,19 @@ thermo 1
     return d
 
 
-def run(d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, env_extra=None, background=False):
-    open(os.path.join(d, name), "w").write(text)
-    cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"]
-    if np > 1:
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1", **(env_extra or {}))
-    if background:
-        return subprocess.Popen(cmd, cwd=d, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout, env=env)
-    log = open(os.path.join(d, name + ".log")).read() if os.path.exists(os.path.join(d, name + ".log")) else ""
-    if expect_ok and p.returncode != 0:
-        print(p.stdout[-2000:], p.stderr[-2000:], log[-3000:])
-    return p, log + p.stdout + p.stderr
+def launch(d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, env_extra=None):
+    return launch_lmp(args.lmp, d, text, np=np, name=name, timeout=timeout, expect_ok=expect_ok, env_extra=env_extra)
+
+
+def run(d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, env_extra=None):
+    return launch(d, text, np, name, timeout, expect_ok, env_extra).finish()
+
+
+folders = Folders("otf_active")
 
 
 def newdir(tag):
-    d = tempfile.mkdtemp(prefix=f"otf_active_{tag}_")
+    d = folders.new(tag)
     open(os.path.join(d, "Si.sw"), "w").write(SI_SW)
     open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
     if os.path.exists(BOX_FILE):
@@ -176,7 +172,8 @@ def read_dump(path):
 
 
 def rerun(d, style, coeff, tag):
-    """Energies, virials (xx yy zz xy xz yz, eV) and forces of every dumped step with one pair style."""
+    """Energies, virials (xx yy zz xy xz yz, eV) and forces of every dumped step with one pair style:
+    started here, read by calling the returned function (the reruns of one run go side by side)."""
     text = f"""units metal
 boundary p p p
 read_data start.data
@@ -191,7 +188,11 @@ dump r all custom 1 rerun_{tag}.dump id type x y z fx fy fz
 dump_modify r format float %.17g sort id
 rerun traj.dump dump x y z box yes
 """
-    p, log = run(d, text, name=f"in.rerun_{tag}")
+    started = launch(d, text, name=f"in.rerun_{tag}")
+    return lambda: rerun_result(d, tag, *started.finish())
+
+
+def rerun_result(d, tag, p, log):
     nktv2p = 1.6021765e6
     res = {}
     for r in thermo_rows(log):
@@ -230,12 +231,44 @@ b = newdir("box")
 run(b, BOX_DATA, name="in.box")
 BOX_FILE = os.path.join(b, "box.data")
 
-# ---- 1. the main run
-d = newdir("main")
+# The runs that do not depend on each other start together (the fix's results may not depend on
+# timing, so a loaded machine is no excuse for other bytes; most of each run's time is MD waiting for
+# a training round, which leaves a core to the others): the main run, the rerun of section 2 (with 2
+# training threads, or a plain repeat where a training team cannot run), the 1- and 2-rank runs of
+# section 2 and the first half of the restart pair of section 3.
+tag, kw = ("threads2", {"threads": 2}) if training_team_runs() else ("repeat", {})
+d, e_re, r = newdir("main"), newdir(tag), newdir("restart")
 t0 = time.time()
-p, log = run(d, deck())
+started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **kw)),
+           "first": launch(r, deck(after=(100,), dump=False) + "write_restart active.restart\n", name="in.first")}
+if args.mpi:
+    # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
+    # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
+    one, e_mpi = newdir("mpi1"), newdir("mpi2")
+    started["mpi1"] = launch(one, deck(first=400, after=(), dump=False))
+    started["mpi2"] = launch(e_mpi, deck(first=400, after=(), dump=False), np=2)
+
+# the second half of the restart pair as soon as the first has written its restart file
+p_first, _ = started["first"].finish()
+cont = f"""read_restart active.restart
+plugin load {args.plugin}
+pair_style hybrid/overlay nep/gpu cutoff 4.2 sw
+pair_coeff * * nep/gpu none Si
+pair_coeff * * sw Si.sw Si
+fix nvt all nvt temp 2500 2500 0.1
+fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1
+run 200
+run 40
+"""
+if p_first.returncode == 0:
+    started["second"] = launch(r, cont, name="in.second")
+
+# ---- 1. the main run
+p, log = started["main"].finish()
 p_main = p
-check(p.returncode == 0, f"active run (216 Si atoms, sw teacher, 940 steps) completes ({time.time() - t0:.0f} s)")
+check(p.returncode == 0, f"active run (216 Si atoms, sw teacher, 940 steps) completes ({time.time() - t0:.0f} s, "
+      f"{len(started)} runs side by side)")
 rows = {int(r["Step"]): r for r in thermo_rows(log)}
 ev = history(d)
 teacher_ev = [e for e in ev if e["event"] == "teacher"]
@@ -289,7 +322,24 @@ check(last["f_learn[12]"] >= 0 and last["f_learn[13]"] > 0, f"audit misses {last
 # buffered frames == the teacher recomputed on the same configurations
 kept_steps = [e["step"] for e in teacher_ev if e["kept"]]
 buf = read_buffer(d)
-ok_t, ref_t = rerun(d, "sw", "* * Si.sw Si", "teacher")
+# every rerun of the main run's dumps starts here, side by side: the teacher; the student models of
+# the first three rounds whose interval has student-driven steps; the committees of the first two
+# rounds whose interval has check steps (each: the round's model and its two other members)
+rounds = sorted((e["step"], e["round"]) for e in ev if e["event"] == "round")
+traj = read_dump(os.path.join(d, "traj.dump"))
+dev = read_dump(os.path.join(d, "dev.dump"))    # step -> {id: (x, y, z, sigma, sigma, sigma)}
+call_steps = {e["step"] for e in teacher_ev}
+student_runs, committee_runs = [], []
+for k, (adopted, rnd) in enumerate(rounds):
+    nxt = rounds[k + 1][0] if k + 1 < len(rounds) else max(rows) + 1
+    steps = [s for s in sorted(student_steps) if adopted < s <= nxt and s not in call_steps and s in traj]
+    if steps and len(student_runs) < 3:    # three models' intervals are enough
+        student_runs.append((steps, rerun(d, "nep/gpu", f"* * si.nep.txt.round{rnd} Si", f"student{rnd}")))
+    steps = [s for s in sorted(dev) if adopted < s <= nxt and s in traj]
+    if steps and len(committee_runs) < 2:
+        names = [f"si.nep.txt.round{rnd}"] + [f"si.nep.txt.round{rnd}.member{m}" for m in (1, 2)]
+        committee_runs.append((steps, [rerun(d, "nep/gpu", f"* * {name} Si", f"committee{rnd}_{j}") for j, name in enumerate(names)]))
+ok_t, ref_t = rerun(d, "sw", "* * Si.sw Si", "teacher")()
 check(ok_t and len(buf) == len(kept_steps) == int(last["f_learn[1]"]),
       f"{len(buf)} buffered frames = {len(kept_steps)} kept teacher calls = thermo frames")
 if ok_t and len(buf) == len(kept_steps) and buf:
@@ -301,17 +351,9 @@ if ok_t and len(buf) == len(kept_steps) and buf:
     check(max(de, df, dw) <= 1e-10, f"buffered frames equal sw recomputed on those steps: E {de:.1e}, F {df:.1e}, W {dw:.1e}")
 # forces on student-driven steps (no teacher call) are the student model's in use then: round k's
 # model (kept as si.nep.txt.roundk) from the step after its adoption
-rounds = sorted((e["step"], e["round"]) for e in ev if e["event"] == "round")
-traj = read_dump(os.path.join(d, "traj.dump"))
-call_steps = {e["step"] for e in teacher_ev}
-compared, worst, ok_all, models = 0, 0.0, True, 0
-for k, (adopted, rnd) in enumerate(rounds):
-    nxt = rounds[k + 1][0] if k + 1 < len(rounds) else max(rows) + 1
-    steps = [s for s in sorted(student_steps) if adopted < s <= nxt and s not in call_steps and s in traj]
-    if not steps or models == 3:    # three models' intervals are enough
-        continue
-    models += 1
-    ok_s, ref_s = rerun(d, "nep/gpu", f"* * si.nep.txt.round{rnd} Si", f"student{rnd}")
+compared, worst, ok_all, models = 0, 0.0, True, len(student_runs)
+for steps, result in student_runs:
+    ok_s, ref_s = result()
     ok_all = ok_all and ok_s
     for s in steps:
         worst = max(worst, rel([v for k2 in sorted(traj[s]) for v in traj[s][k2][3:6]], [v for r in ref_s[s]["force"] for v in r]))
@@ -321,20 +363,14 @@ check(ok_all and compared > 0 and worst <= 1e-10,
 # the per-atom deviation (dumped f_learn on check steps) equals sigma_i recomputed from reruns of
 # the committee in use (round k's model and members, kept as si.nep.txt.roundk[.memberj]):
 # sigma_i = sqrt(mean_m |F_i^m - <F_i>|^2), DP-GEN's definition; 0 before the first committee
-dev = read_dump(os.path.join(d, "dev.dump"))    # step -> {id: (x, y, z, sigma, sigma, sigma)}
 first_round = rounds[0][0] if rounds else max(rows)
 zero_before = all(v[3] == 0.0 for s, atoms in dev.items() if s <= first_round for v in atoms.values())
 check(zero_before and any(s <= first_round for s in dev), "per-atom deviation reads 0 before the first committee")
-compared, worst, ok_all, used = 0, 0.0, True, 0
-for k, (adopted, rnd) in enumerate(rounds):
-    nxt = rounds[k + 1][0] if k + 1 < len(rounds) else max(rows) + 1
-    steps = [s for s in sorted(dev) if adopted < s <= nxt and s in traj]
-    if not steps or used == 2:
-        continue
-    used += 1
+compared, worst, ok_all, used = 0, 0.0, True, len(committee_runs)
+for steps, results in committee_runs:
     forces = []
-    for j, name in enumerate([f"si.nep.txt.round{rnd}"] + [f"si.nep.txt.round{rnd}.member{m}" for m in (1, 2)]):
-        ok_m, ref_m = rerun(d, "nep/gpu", f"* * {name} Si", f"committee{rnd}_{j}")
+    for result in results:
+        ok_m, ref_m = result()
         ok_all = ok_all and ok_m and all("force" in ref_m.get(s, {}) for s in steps)
         forces.append(ref_m)
     if not ok_all:
@@ -359,16 +395,12 @@ def same_outputs(a, b):
 
 # one rerun: with 2 training threads (the same bytes then also say the run repeats), or a plain
 # repeat where a training team cannot run
-tag, kw = ("threads2", {"threads": 2}) if training_team_runs() else ("repeat", {})
-e = newdir(tag)
-p, _ = run(e, deck(dump=False, **kw))
-check(p.returncode == 0 and same_outputs(d, e), f"{tag}: same buffer and model bytes as the main run")
+p, _ = started["rerun"].finish()
+check(p.returncode == 0 and same_outputs(d, e_re), f"{tag}: same buffer and model bytes as the main run")
 if args.mpi:
-    # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
-    # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
-    one, e = newdir("mpi1"), newdir("mpi2")
-    p1, _ = run(one, deck(first=400, after=(), dump=False))
-    p, _ = run(e, deck(first=400, after=(), dump=False), np=2)
+    p1, _ = started["mpi1"].finish()
+    p, _ = started["mpi2"].finish()
+    e = e_mpi
     if p.returncode == 0 and p1.returncode == 0:
         calls = lambda h: [(x["step"], x["reason"]) for x in h if x["event"] == "teacher"]
         check(calls(history(e)) == calls(history(one)), f"2 MPI ranks: the same {len(calls(history(one)))} teacher calls (steps, reasons)")
@@ -388,21 +420,8 @@ if args.mpi:
 
 # ---- 3. restart: the main run's runs (600, shock, 100, 200, 40) split at step 700 by write_restart /
 # read_restart: same buffer and model as the main run (uninterrupted; its dumps change nothing)
-u, p0 = d, p_main
-r = newdir("restart")
-p, _ = run(r, deck(after=(100,), dump=False) + "write_restart active.restart\n", name="in.first")
-cont = f"""read_restart active.restart
-plugin load {args.plugin}
-pair_style hybrid/overlay nep/gpu cutoff 4.2 sw
-pair_coeff * * nep/gpu none Si
-pair_coeff * * sw Si.sw Si
-fix nvt all nvt temp 2500 2500 0.1
-fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1
-run 200
-run 40
-"""
-p2, log2 = run(r, cont, name="in.second")
+u, p0, p = d, p_main, p_first
+p2, log2 = started["second"].finish() if "second" in started else (p_first, "")
 check(p0.returncode == 0 and p.returncode == 0 and p2.returncode == 0, "restart runs complete")
 if p0.returncode == 0 and p2.returncode == 0:
     # LAMMPS re-neighbours after read_restart: force sums in another order, round-off differences
@@ -416,7 +435,7 @@ if p0.returncode == 0 and p2.returncode == 0:
 
 # ---- 4. kill -9 in the middle: the buffer stays readable and reopens
 k = newdir("kill")
-proc = run(k, deck(first=3000, after=(), dump=False), name="in.kill", background=True)
+proc = launch(k, deck(first=3000, after=(), dump=False), name="in.kill").proc
 # killed once two rounds have been adopted (frames buffered, training under way), at most 40 s in
 t_kill = time.time()
 while time.time() - t_kill < 40 and proc.poll() is None:
@@ -452,11 +471,13 @@ bad = [
     ("bad threshold", deck(first=10, after=(), dump=False).replace("threshold 0.15 0.6", "threshold 0.6 0.15"), "needs 0 < LO < HI"),
     ("no cutoff for a model-less nep", deck(first=10, after=(), dump=False).replace(" cutoff 4.2", ""), "needs 'pair_style nep/gpu cutoff R'"),
 ]
-for name, text, msg in bad:
-    p, out = run(e, text, name="in.bad", expect_ok=False)
+bad_runs = [launch(e, text, name=f"in.bad{i}", expect_ok=False) for i, (_, text, _) in enumerate(bad)]
+for (name, _, msg), b in zip(bad, bad_runs):
+    p, out = b.finish()
     check(p.returncode != 0 and msg in out, f"bad input ({name}): '{msg}'")
 
 print(f"{passed[0]} passed, {len(failures)} failed")
 for f in failures:
     print("  FAILED: " + f)
+folders.finish(failures)
 sys.exit(1 if failures else 0)

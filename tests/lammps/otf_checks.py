@@ -11,10 +11,10 @@
 - kill -9 in the middle of a run leaves a readable buffer whose frames all survive a reopen;
 - a full disk (file-size limit) stops the run with a clear error and loses no earlier frame;
 - bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
-import argparse, filecmp, os, re, shutil, signal, subprocess, sys, tempfile, time
+import argparse, filecmp, os, re, shutil, signal, subprocess, sys, time
 
 import lmp_common
-from otf_common import SI_SW, numbers, si_box, thermo_rows, training_team_runs
+from otf_common import SI_SW, Folders, launch_lmp, numbers, si_box, thermo_rows, training_team_runs
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -58,21 +58,20 @@ fix learn all nep/train every {every} buffer {buffer} model si.nep.txt input nep
 {extra_after}"""
 
 
+def launch(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=(), env_extra=None):
+    return launch_lmp(args.lmp, d, text, np=np, name=name, timeout=timeout, expect_ok=expect_ok, lmp_args=lmp_args,
+                      env_extra=env_extra)
+
+
 def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=(), env_extra=None):
-    open(os.path.join(d, name), "w").write(text)
-    cmd = [args.lmp, "-in", name, "-log", name + ".log", "-screen", "none"] + list(lmp_args)
-    if np > 1:
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1", **(env_extra or {}))
-    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=timeout, env=env)
-    log = open(os.path.join(d, name + ".log")).read() if os.path.exists(os.path.join(d, name + ".log")) else ""
-    if expect_ok and p.returncode != 0:
-        print(p.stdout[-2000:], p.stderr[-2000:], log[-2000:])
-    return p, log + p.stdout + p.stderr
+    return launch(d, text, np, name, timeout, expect_ok, lmp_args, env_extra).finish()
+
+
+folders = Folders("otf")
 
 
 def newdir(tag):
-    d = tempfile.mkdtemp(prefix=f"otf_{tag}_")
+    d = folders.new(tag)
     open(os.path.join(d, "Si.sw"), "w").write(SI_SW)
     open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
     return d
@@ -118,16 +117,22 @@ def frames_close(a, b, tol=1e-10):
 
 
 # ---- 1. teacher labels: buffer == LAMMPS's own numbers on the same steps
-def check_labels(tag, lmp_args=()):
-    """buffer == LAMMPS's own numbers on the same steps (teacher run plain or through KOKKOS)"""
+def start_labels(tag, lmp_args=()):
+    """the labels run (teacher plain or through KOKKOS); check_labels reads it"""
     d = newdir("labels" + tag)
-    suffix = " [KOKKOS teacher]" if tag else ""
-    p, log = run(d, deck(extra_before="fix push all addforce 0.5 -0.25 0.125\n"
+    return tag, d, launch(d, deck(extra_before="fix push all addforce 0.5 -0.25 0.125\n"
                          "compute vir all pressure NULL virial\n"
                          "dump dd all custom 10 dump.si id x y z fx fy fz\n"
                          "dump_modify dd sort id format float %.17g\n", steps=80,
                          extra_after="variable v equal vol\nprint \"VOL ${v}\"\n").replace(
         "thermo_style custom step pe", "thermo_style custom step pe c_vir[1] c_vir[2] c_vir[3] c_vir[4] c_vir[5] c_vir[6]"), lmp_args=lmp_args)
+
+
+def check_labels(started):
+    """buffer == LAMMPS's own numbers on the same steps"""
+    tag, d, handle = started
+    suffix = " [KOKKOS teacher]" if tag else ""
+    p, log = handle.finish()
     check(p.returncode == 0, "short on-the-fly run (64 Si atoms, sw teacher) completes" + suffix)
     buf = read_buffer(d)
     check(len(buf) == 8, f"8 frames sampled in 80 steps with every 10 (got {len(buf)})" + suffix)
@@ -158,16 +163,59 @@ def check_labels(tag, lmp_args=()):
     return d
 
 
-d = check_labels("")
+def start_errors():
+    """every bad-input run, started together (section 6 reads them)"""
+    ed = newdir("errors")
+    cases = [
+        ("missing input", deck().replace(" input nep.in", ""), "keyword 'input' is required"),
+        ("element not in nep.in", deck(fix_args="elements C"), "element 'C' (atom type 1) is not in nep.in"),
+        ("non-metal units", deck(units="real"), "units metal"),
+        ("unwritable buffer", deck(buffer="/nonexistent/dir/si.h5"), "/nonexistent/dir/si.h5: cannot create"),
+        ("bad nep.in line", deck().replace("input nep.in", "input bad.in"), "bad.in:2:"),
+        ("unknown keyword", deck(fix_args="foo 1"), "unknown keyword 'foo'"),
+        ("bad select", deck(fix_args="select maybe"), "select must be 'every' or 'error X'"),
+        ("bad heldout", deck(fix_args="heldout 1.5"), "heldout must be in [0, 1)"),
+        ("bad min_updates", deck(fix_args="min_updates -5"), "min_updates must be >= 0"),
+    ]
+    open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
+    # a teacher producing NaN: a second atom on top of the first (lj/cut at r = 0), no integration
+    nan_deck = deck(every=5, steps=10, integrate="", extra_before="").replace(
+        "create_atoms 1 box\n", "create_atoms 1 box\ncreate_atoms 1 single 0 0 0 units box\n").replace(
+        "displace_atoms all random 0.1 0.1 0.1 4242\n", "").replace("pair_style sw\npair_coeff * * Si.sw Si",
+                                                                  "pair_style lj/cut 3.0\npair_coeff * * 1.0 2.0")
+    return ([(what, msg, launch(ed, text, name=f"in.err{i}", expect_ok=False)) for i, (what, text, msg) in enumerate(cases)],
+            launch(ed, nan_deck, name="in.nan", expect_ok=False))
+
+
+# The runs that need no other run's output start together here (sections 1, 2's first run, 3, 4's
+# uninterrupted run and first half, 5b's reference, 6); each section reads its own when it comes.
+labels = [start_labels("")]
 # the teacher on LAMMPS's KOKKOS package (sw/kk, forces synced from the Kokkos views)
 if "KOKKOS" in lmp_common.installed_packages(args.lmp):
-    check_labels("_kk", ("-k", "on", "t", "1", "-sf", "kk"))
+    labels.append(start_labels("_kk", ("-k", "on", "t", "1", "-sf", "kk")))
 else:
     print("skip KOKKOS teacher: this LAMMPS has no KOKKOS package", flush=True)
+d2 = newdir("deploy")
+deploy_first = launch(d2, deck(extra_after="unfix learn\nthermo_style one\npair_style nep/gpu\npair_coeff * * si.nep.txt Si\nrun 10\n"))
+team = training_team_runs()
+det_runs = {}
+for tag, fargs, np in (("a", "", 1), ("b", "", 1)) + ((("t2", "threads 2", 1),) if team else ()) + ((("mpi", "", 2),) if args.mpi else ()):
+    dd = newdir("det" + tag)
+    det_runs[tag] = (dd, fargs, np, launch(dd, deck(fix_args=fargs, steps=90, thermo=False), np=np))
+full = newdir("full")
+full_run = launch(full, deck(steps=40, thermo=False, extra_after="run 50\n"))
+rs = newdir("restart")
+restart_a = launch(rs, deck(steps=40, thermo=False, extra_after="write_restart r.restart\n"), name="in.a")
+ref = newdir("full_ref")
+full_deck = deck(steps=400, every=1, thermo=False, fix_args="train_every 1000000")
+ref_run = launch(ref, full_deck, name="in.ref")
+error_runs = start_errors()
+
+for started in labels:
+    check_labels(started)
 
 # ---- 2. the trained model deploys: pair_style nep/gpu in the same deck; deploy yes under hybrid/scaled
-d2 = newdir("deploy")
-p, log = run(d2, deck(extra_after="unfix learn\nthermo_style one\npair_style nep/gpu\npair_coeff * * si.nep.txt Si\nrun 10\n"))
+p, log = deploy_first.finish()
 check(p.returncode == 0 and "si.nep.txt" in log and "nep/gpu" in log, "si.nep.txt loads in pair_style nep/gpu in the same deck")
 shutil.copy(os.path.join(d2, "si.nep.txt"), os.path.join(d2, "start.nep.txt"))
 text = deck(fix_args="deploy yes", steps=40, buffer="si2.h5").replace(
@@ -194,8 +242,10 @@ check(p.returncode != 0 and "has no usable model: the model swap failed" in log 
 
 # ---- selection: with a start model every sampled frame is first scored on it; select error X keeps
 # only frames whose force RMSE exceeds X (eV/A)
-for x, expect_kept in (("1e9", 0), ("0", 4)):
-    p, log = run(d2, deck(fix_args=f"start si.nep.txt select error {x}", steps=40, buffer=f"sel{x}.h5"), name="in.sel")
+selection = [(x, expect_kept, launch(d2, deck(fix_args=f"start si.nep.txt select error {x}", steps=40, buffer=f"sel{x}.h5"),
+                                     name=f"in.sel{x}")) for x, expect_kept in (("1e9", 0), ("0", 4))]
+for x, expect_kept, handle in selection:
+    p, log = handle.finish()
     rows = thermo_rows(log)
     check(p.returncode == 0 and rows[-1]["f_learn[1]"] == expect_kept and rows[-1]["f_learn[7]"] == 4 - expect_kept
           and rows[-1]["f_learn[6]"] > 0,
@@ -203,10 +253,8 @@ for x, expect_kept in (("1e9", 0), ("0", 4)):
 
 # ---- 3. determinism: repeat, threads 2, and 2 MPI ranks
 runs = {}
-team = training_team_runs()
-for tag, fargs, np in (("a", "", 1), ("b", "", 1)) + ((("t2", "threads 2", 1),) if team else ()) + ((("mpi", "", 2),) if args.mpi else ()):
-    dd = newdir("det" + tag)
-    p, _ = run(dd, deck(fix_args=fargs, steps=90, thermo=False), np=np)
+for tag, (dd, fargs, np, handle) in det_runs.items():
+    p, _ = handle.finish()
     runs[tag] = dd
     check(p.returncode == 0, f"determinism run {tag} ({fargs or 'threads 1'}, {np} rank(s)) completes")
 same = lambda a, b, f: filecmp.cmp(os.path.join(runs[a], f), os.path.join(runs[b], f), shallow=False)
@@ -223,10 +271,8 @@ if args.mpi:
     check(dev < 1e-8, f"mpirun -np 2 model equals 1 rank (max rel dev {dev:.1e})")
 
 # ---- 4. restart: no duplicate or lost frames
-full = newdir("full")
-p, _ = run(full, deck(steps=40, thermo=False, extra_after="run 50\n"))
-rs = newdir("restart")
-p1, _ = run(rs, deck(steps=40, thermo=False, extra_after="write_restart r.restart\n"), name="in.a")
+p, _ = full_run.finish()
+p1, _ = restart_a.finish()
 p2, log2 = run(rs, deck(steps=50, thermo=False, restart_in="r.restart"), name="in.b")
 check(p1.returncode == 0 and p2.returncode == 0, "write_restart / read_restart decks run")
 ok, msg = frames_close(read_buffer(rs), read_buffer(full))
@@ -273,9 +319,7 @@ def file_size_limit(nbytes):
 
 
 fd = newdir("full")
-ref = newdir("full_ref")
-full_deck = deck(steps=400, every=1, thermo=False, fix_args="train_every 1000000")
-run(ref, full_deck, name="in.ref")
+ref_run.finish()
 open(os.path.join(fd, "in.full"), "w").write(full_deck)
 # PMIX_MCA_gds=hash: Open MPI's singleton start-up would otherwise need a shared-memory file larger than the limit
 env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1", PMIX_MCA_gds="hash")
@@ -292,29 +336,12 @@ try:
 except subprocess.CalledProcessError as e:
     check(False, f"disk full: buffer unreadable ({e.stderr})")
 
-# ---- 6. errors
-ed = newdir("errors")
-cases = [
-    ("missing input", deck().replace(" input nep.in", ""), "keyword 'input' is required"),
-    ("element not in nep.in", deck(fix_args="elements C"), "element 'C' (atom type 1) is not in nep.in"),
-    ("non-metal units", deck(units="real"), "units metal"),
-    ("unwritable buffer", deck(buffer="/nonexistent/dir/si.h5"), "/nonexistent/dir/si.h5: cannot create"),
-    ("bad nep.in line", deck().replace("input nep.in", "input bad.in"), "bad.in:2:"),
-    ("unknown keyword", deck(fix_args="foo 1"), "unknown keyword 'foo'"),
-    ("bad select", deck(fix_args="select maybe"), "select must be 'every' or 'error X'"),
-    ("bad heldout", deck(fix_args="heldout 1.5"), "heldout must be in [0, 1)"),
-    ("bad min_updates", deck(fix_args="min_updates -5"), "min_updates must be >= 0"),
-]
-open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
-for what, text, msg in cases:
-    p, log = run(ed, text, name="in.err", expect_ok=False)
+# ---- 6. errors (started at the beginning)
+bad_runs, nan_run = error_runs
+for what, msg, handle in bad_runs:
+    p, log = handle.finish()
     check(p.returncode != 0 and msg in log, f"error '{what}': message contains '{msg}'")
-# a teacher producing NaN: a second atom on top of the first (lj/cut at r = 0), no integration
-nan_deck = deck(every=5, steps=10, integrate="", extra_before="").replace(
-    "create_atoms 1 box\n", "create_atoms 1 box\ncreate_atoms 1 single 0 0 0 units box\n").replace(
-    "displace_atoms all random 0.1 0.1 0.1 4242\n", "").replace("pair_style sw\npair_coeff * * Si.sw Si",
-                                                              "pair_style lj/cut 3.0\npair_coeff * * 1.0 2.0")
-p, log = run(ed, nan_deck, name="in.nan", expect_ok=False)
+p, log = nan_run.finish()
 rows = thermo_rows(log)
 check(p.returncode == 0 and "non-finite" in log and rows and rows[-1]["f_learn[1]"] == 0 and rows[-1]["f_learn[7]"] == 2,
       "NaN teacher forces: frames rejected with a warning, run continues, nothing buffered")
@@ -322,4 +349,5 @@ check(p.returncode == 0 and "non-finite" in log and rows and rows[-1]["f_learn[1
 print(f"{passed[0]} passed, {len(failures)} failed")
 for f in failures:
     print("  FAILED: " + f)
+folders.finish(failures)
 sys.exit(1 if failures else 0)
