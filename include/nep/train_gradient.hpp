@@ -41,8 +41,10 @@ class GradientKernel {
 
   // Per-thread scratch (allocate one per worker).
   struct Scratch {
-    std::vector<double> Bd, sv, sd, Gv, Gd, pair_dd, pair_Yd, pair_g, gA, cF;
-    std::vector<double> qv, qd, qsv, qsd, Fpv, Fpd, z;  // per-descriptor and per-neuron values
+    std::vector<double> Bd, sv, sd, Gv, Gd, pair_dd, pair_rd, pair_Yd, pair_g, gA, cF;
+    std::vector<double> qv, qd, qsv, qsd, Fpv, Fpd;  // per descriptor component
+    std::vector<double> z, zd, hv, hd, ha;            // per neuron
+    std::vector<double> gwp;                          // first-layer gradient, rows padded
   };
 
   // Adds wE dE/dtheta - dPhi/dtheta of the local atoms i in [i0, i1) of the frame into grad
@@ -60,12 +62,13 @@ class GradientKernel {
 
  private:
   Model m_;
-  int T_, D_, H_, NR_, NA_, KR_, KA_, L3_, S_, P_, ann_stride_, n_ann_, n_cR_;
+  int T_, D_, Dp_, H_, Hp_, NR_, NA_, NAp_, KR_, KA_, L3_, S_, P_, ann_stride_, n_ann_, n_cR_;
   bool q222_, q1111_;
   std::vector<double> rcR_, rcA_;  // per type pair
   std::vector<double> c3b_;
-  std::vector<double> cA_pair_;  // angular c repacked [ti*T + tj][n*KA + k]
-  std::vector<double> w0t_;      // first-layer weights transposed per type [t][d*H + h]
+  std::vector<double> cAt_;      // angular c_nk(ti,tj) repacked [ti*T + tj][k][n], n padded to NAp_ (zeros)
+  std::vector<double> w0t_;      // first-layer weights transposed per type [t][d*Hp + h], h padded to Hp_ (zeros)
+  std::vector<double> w0p_;      // first-layer weights per type [t][h*Dp + d], d padded to Dp_ (zeros)
 };
 
 }  // namespace nep

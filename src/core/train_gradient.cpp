@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "evaluator_basis.hpp"
+#include "host_tanh.hpp"
 #include "nep/angular_basis.hpp"
 #include "nep/error.hpp"
 #include "train_gradient_math.hpp"
@@ -28,6 +29,45 @@ void set_trainable_parameters(Model& m, const double* theta) {
   for (size_t k = 0; k < m.c.size(); ++k) m.c[k] = theta[na + k];
 }
 
+namespace {
+constexpr int kLanes = 8;  // doubles per register block in the network loops (one AVX-512 vector)
+
+// g_n = sum_k c_nk f_k and g'_n = sum_k c_nk f'_k of one pair for n < NAp, with c stored [k][n]
+inline void radial_sums(const double* cT, const double* f, const double* fp, int K, int NAp, double* g, double* gp) {
+  for (int n = 0; n < NAp; ++n) g[n] = gp[n] = 0.0;
+  for (int k = 0; k < K; ++k) {
+    const double* c = cT + k * NAp;
+    const double fk = f[k], fpk = fp[k];
+#pragma omp simd
+    for (int n = 0; n < NAp; ++n) {
+      g[n] += c[n] * fk;
+      gp[n] += c[n] * fpk;
+    }
+  }
+}
+// r_hat_ij . u_ij of the radial pairs [r0, r0 + nr) of atom i, u = delta_j - delta_i + Delta^T r_ij
+void radial_tangents(const PairBasis& pb, int i, int r0, int nr, const double* delta, const double* Delta, double* dd) {
+  const double* g = &pb.r_geom[4 * static_cast<size_t>(r0)];
+  const int* owner = &pb.r_owner[r0];
+  for (int p = 0; p < nr; ++p) dd[p] = 0.0;
+  if (delta) {
+    const double di[3] = {delta[3 * i], delta[3 * i + 1], delta[3 * i + 2]};
+    for (int p = 0; p < nr; ++p) {
+      const double* dj = delta + 3 * owner[p];
+      const double* r = g + 4 * p;
+      dd[p] = ((dj[0] - di[0]) * r[0] + (dj[1] - di[1]) * r[1] + (dj[2] - di[2]) * r[2]) * r[3];
+    }
+  }
+  if (Delta)
+    for (int p = 0; p < nr; ++p) {  // r_hat . (Delta^T r) = sum_ab r_a Delta_ab r_b / d
+      const double* r = g + 4 * p;
+      double acc = 0.0;
+      for (int a = 0; a < 3; ++a) acc += r[a] * (Delta[3 * a] * r[0] + Delta[3 * a + 1] * r[1] + Delta[3 * a + 2] * r[2]);
+      dd[p] += acc * r[3];
+    }
+}
+}  // namespace
+
 GradientKernel::GradientKernel(const Model& m) : m_(m) {
   if (m.version != 3 && m.version != 4) throw Error("training supports NEP3 and NEP4 models (this one is NEP" + std::to_string(m.version) + ")");
   for (int f = kQ112; f < kNumAngularFlags; ++f)
@@ -49,38 +89,49 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
     }
   const AngularTables& tab = angular_tables();
   c3b_.assign(tab.c3b, tab.c3b + kNumAngularEntries);
-  cA_pair_.resize(static_cast<size_t>(T_) * T_ * NA_ * KA_);
-  for (int n = 0; n < NA_; ++n)
+  NAp_ = (NA_ + 3) / 4 * 4;
+  cAt_.assign(static_cast<size_t>(T_) * T_ * KA_ * NAp_, 0.0);
+  for (int pr = 0; pr < T_ * T_; ++pr)
     for (int k = 0; k < KA_; ++k)
-      for (int pr = 0; pr < T_ * T_; ++pr) cA_pair_[pr * NA_ * KA_ + n * KA_ + k] = m.c[n_cR_ + (n * KA_ + k) * T_ * T_ + pr];
+      for (int n = 0; n < NA_; ++n) cAt_[(static_cast<size_t>(pr) * KA_ + k) * NAp_ + n] = m.c[n_cR_ + (n * KA_ + k) * T_ * T_ + pr];
   const int n_nets = m.version == 3 ? 1 : T_;
-  w0t_.resize(static_cast<size_t>(n_nets) * D_ * H_);
+  Hp_ = (H_ + kLanes - 1) / kLanes * kLanes;
+  Dp_ = (D_ + kLanes - 1) / kLanes * kLanes;
+  w0p_.assign(static_cast<size_t>(n_nets) * H_ * Dp_, 0.0);
   for (int t = 0; t < n_nets; ++t)
     for (int h = 0; h < H_; ++h)
-      for (int d = 0; d < D_; ++d) w0t_[(static_cast<size_t>(t) * D_ + d) * H_ + h] = m.ann[ann_stride_ * t + h * D_ + d];
+      for (int d = 0; d < D_; ++d) w0p_[(static_cast<size_t>(t) * H_ + h) * Dp_ + d] = m.ann[ann_stride_ * t + h * D_ + d];
+  w0t_.assign(static_cast<size_t>(n_nets) * D_ * Hp_, 0.0);
+  for (int t = 0; t < n_nets; ++t)
+    for (int h = 0; h < H_; ++h)
+      for (int d = 0; d < D_; ++d) w0t_[(static_cast<size_t>(t) * D_ + d) * Hp_ + h] = m.ann[ann_stride_ * t + h * D_ + d];
 }
 
 void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta,
                                 const double* Delta, double* grad, Scratch& sc, double* e_nn, double* phi) const {
-  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, KR = KR_, KA = KA_, S = S_;
-  sc.Bd.resize(T * KR);
+  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KA = KA_, S = S_;
+  sc.Bd.resize(2 * T * KR);
   sc.sv.resize(static_cast<size_t>(NA) * S);
   sc.sd.resize(static_cast<size_t>(NA) * S);
-  sc.Gv.resize(static_cast<size_t>(NA) * S);
-  sc.Gd.resize(static_cast<size_t>(NA) * S);
-  sc.gA.resize(static_cast<size_t>(T) * NA * KA);
+  sc.Gv.resize(static_cast<size_t>(NAp) * S);
+  sc.Gd.resize(static_cast<size_t>(NAp) * S);
+  sc.gA.resize(static_cast<size_t>(T) * NAp * KA);
   double* Bd = sc.Bd.data();
   double* sv = sc.sv.data();
   double* sd = sc.sd.data();
   double* Gv = sc.Gv.data();
   double* Gd = sc.Gd.data();
   double* gA = sc.gA.data();
+  std::fill(sc.Gv.begin(), sc.Gv.end(), 0.0);  // the padding lanes n >= NA stay zero
+  std::fill(sc.Gd.begin(), sc.Gd.end(), 0.0);
   const double* ann = m_.ann.data();
   const double* qsc = m_.q_scaler.data();
   const double* cR = m_.c.data();
   double* gc_R = grad + n_ann_;
   double* gc_A = grad + n_ann_ + n_cR_;
-  for (auto* v : {&sc.qsv, &sc.qsd, &sc.Fpv, &sc.Fpd}) v->resize(D);
+  for (auto* v : {&sc.qsv, &sc.qsd, &sc.Fpv, &sc.Fpd}) v->assign(Dp_, 0.0);  // padding lanes stay zero
+  sc.gwp.assign(static_cast<size_t>(m_.version == 3 ? 1 : T) * H * Dp_, 0.0);
+  for (auto* v : {&sc.z, &sc.zd, &sc.hv, &sc.hd, &sc.ha}) v->resize(Hp_);
   double* qsv = sc.qsv.data();
   double* qsd = sc.qsd.data();
   double* Fpv = sc.Fpv.data();
@@ -101,16 +152,21 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     if (ti < 0) continue;
     // ---- radial: B_tk (cached) and its tangent Bd_tk = sum_j f_k'(d_ij) (r_hat_ij . u_ij)
     const double* Bv = &pb.B[static_cast<size_t>(i) * T * KR];
+    // (two accumulator copies, even and odd pairs: consecutive pairs of one type do not wait on
+    // each other's stores)
     std::fill(sc.Bd.begin(), sc.Bd.end(), 0.0);
-    for (int p = pb.r_begin[i]; p < pb.r_begin[i + 1]; ++p) {
-      const double* g = &pb.r_geom[4 * static_cast<size_t>(p)];
-      double u[3];
-      tangent(i, pb.r_owner[p], g, u);
-      const double dd = (g[0] * u[0] + g[1] * u[1] + g[2] * u[2]) * g[3];
-      const double* fp = &pb.r_fp[static_cast<size_t>(p) * KR];
-      double* bd = Bd + pb.r_type[p] * KR;
+    const int r0 = pb.r_begin[i], nr = pb.r_begin[i + 1] - r0;
+    sc.pair_rd.resize(nr);
+    double* rdd = sc.pair_rd.data();
+    radial_tangents(pb, i, r0, nr, delta, Delta, rdd);
+    for (int pp = 0; pp < nr; ++pp) {
+      const size_t p = static_cast<size_t>(r0 + pp);
+      const double* fp = &pb.r_fp[p * KR];
+      double* bd = Bd + ((pp & 1) * T + pb.r_type[p]) * KR;
+      const double dd = rdd[pp];
       for (int k = 0; k < KR; ++k) bd[k] += fp[k] * dd;
     }
+    for (int k = 0; k < T * KR; ++k) Bd[k] += Bd[T * KR + k];
     // ---- angular moments s_ne = sum_j g_n(d_ij) Y_e(r_hat_ij), g_n = sum_k c_nk(ti,tj) f_k, with
     //      tangents; per pair keep dd = r_hat.u and Yd_e = grad Y_e . d r_hat for the c gradient
     const int a0 = pb.a_begin[i], na = pb.a_begin[i + 1] - a0;
@@ -133,11 +189,14 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
       double* Yd = &sc.pair_Yd[static_cast<size_t>(pp) * S];
       for (int e = 0; e < S; ++e) Yd[e] = dY[3 * e] * ud[0] + dY[3 * e + 1] * ud[1] + dY[3 * e + 2] * ud[2];
       sc.pair_dd[pp] = dd;
+      // g_n and g_n' of the pair for every n at once (c stored [k][n], n padded to NAp)
       const double* f = &pb.a_f[p * KA];
       const double* fp = &pb.a_fp[p * KA];
-      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
+      const double* cT = &cAt_[static_cast<size_t>(ti * T + pb.a_type[p]) * KA * NAp];
+      double gvn[limits::kMaxBasis], gpn[limits::kMaxBasis];
+      radial_sums(cT, f, fp, KA, NAp, gvn, gpn);
       for (int n = 0; n < NA; ++n) {
-        const double gv = detail::radial_sum(c + n * KA, f, KA), gd = detail::radial_sum(c + n * KA, fp, KA) * dd;
+        const double gv = gvn[n], gd = gpn[n] * dd;
         double* snv = sv + n * S;
         double* snd = sd + n * S;
 #pragma omp simd
@@ -174,32 +233,72 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     for (int d = 0; d < D; ++d) {
       qsv[d] = qsc[d] * q[d].v;
       qsd[d] = qsc[d] * q[d].d;
-      Fpv[d] = Fpd[d] = 0.0;
     }
+    // z_h and its tangent, eight neurons at a time held in registers (weights transposed, rows
+    // padded with zeros to whole vectors), tanh over the row, the per-neuron scalars, then the
+    // rank-2 update and dU/dq~ eight descriptor components at a time
+    const int HP = Hp_, DP = Dp_, net = m_.version == 3 ? 0 : ti;
+    const double* w0t = &w0t_[static_cast<size_t>(net) * D * HP];
+    const double* w0p = &w0p_[static_cast<size_t>(net) * H * DP];
+    double* zv = sc.z.data();
+    double* zd = sc.zd.data();
+    for (int h0 = 0; h0 < HP; h0 += kLanes) {
+      double av[kLanes] = {}, ad[kLanes] = {};
+      for (int d = 0; d < D; ++d) {
+        const double* wt = w0t + d * HP + h0;
+        const double x = qsv[d], y = qsd[d];
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          av[l] += wt[l] * x;
+          ad[l] += wt[l] * y;
+        }
+      }
+      for (int l = 0; l < kLanes; ++l) {
+        zv[h0 + l] = av[l];
+        zd[h0 + l] = ad[l];
+      }
+    }
+    for (int h = 0; h < H; ++h) zv[h] -= b0[h];
+    detail::TanhRowsHost()(HP, zv);  // zv <- t_h = tanh(z_h)
+    double* hv = sc.hv.data();
+    double* hd = sc.hd.data();
+    double* ha = sc.ha.data();
     Dual U;
     for (int h = 0; h < H; ++h) {
-      const double* w = w0 + h * D;
-      double zv = -b0[h], zd = 0.0;
-#pragma omp simd reduction(+ : zv, zd)
-      for (int d = 0; d < D; ++d) {
-        zv += w[d] * qsv[d];
-        zd += w[d] * qsd[d];
-      }
-      const double t = std::tanh(zv);
-      const Dual th{t, (1.0 - t * t) * zd};
+      const double t = zv[h];
+      const Dual th{t, (1.0 - t * t) * zd[h]};
       U.v += w1[h] * th.v;
       U.d += w1[h] * th.d;
       const Dual gh{w1[h] * (1.0 - t * t), -2.0 * w1[h] * t * th.d};  // dU/dz_h
       gw1[h] += coef(th);
       gb0[h] -= coef(gh);
-      // dL/dw0_hd = coef(g_h q~_d) = (wE g - g') q~ - g q~'
-      const double a = wE * gh.v - gh.d, b = -gh.v;
-      double* gw = gw0 + h * D;
+      hv[h] = gh.v;
+      hd[h] = gh.d;
+      ha[h] = wE * gh.v - gh.d;
+    }
+    // dL/dw0_hd = coef(g_h q~_d) = (wE g - g') q~ - g q~' (into the padded copy gwp, folded into
+    // grad at the end); dU/dq~_d = sum_h g_h w0_hd
+    double* gw0p = &sc.gwp[static_cast<size_t>(net) * H * DP];
+    for (int h = 0; h < H; ++h) {
+      const double x = ha[h], y = -hv[h];
+      double* gw = gw0p + h * DP;
 #pragma omp simd
-      for (int d = 0; d < D; ++d) {
-        gw[d] += a * qsv[d] + b * qsd[d];
-        Fpv[d] += gh.v * w[d];
-        Fpd[d] += gh.d * w[d];
+      for (int d = 0; d < DP; ++d) gw[d] += x * qsv[d] + y * qsd[d];
+    }
+    for (int d0 = 0; d0 < DP; d0 += kLanes) {
+      double fv[kLanes] = {}, fd[kLanes] = {};
+      for (int h = 0; h < H; ++h) {
+        const double* w = w0p + h * DP + d0;
+        const double x = hv[h], y = hd[h];
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          fv[l] += x * w[l];
+          fd[l] += y * w[l];
+        }
+      }
+      for (int l = 0; l < kLanes; ++l) {
+        Fpv[d0 + l] = fv[l];
+        Fpd[d0 + l] = fd[l];
       }
     }
     e_sum += U.v - ann[m_.ann_b1_offset()];
@@ -218,9 +317,9 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
       Dual sn[kNumAngularEntries], Gn[kNumAngularEntries];
       for (int e = 0; e < S; ++e) sn[e] = {sv[n * S + e], sd[n * S + e]};
       detail::angular_invariant_grad(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, sn, &Fp[NR + n], NA, S, Gn);
-      for (int e = 0; e < S; ++e) {
-        Gv[n * S + e] = Gn[e].v;
-        Gd[n * S + e] = Gn[e].d;
+      for (int e = 0; e < S; ++e) {  // stored [e][n]: the pair loop below runs over n
+        Gv[e * NAp + n] = Gn[e].v;
+        Gd[e * NAp + n] = Gn[e].d;
       }
     }
     std::fill(sc.gA.begin(), sc.gA.end(), 0.0);
@@ -231,31 +330,52 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
       const double* f = &pb.a_f[p * KA];
       const double* fp = &pb.a_fp[p * KA];
       const double dd = sc.pair_dd[pp];
-      double* ga = gA + static_cast<size_t>(pb.a_type[p]) * NA * KA;
-      for (int n = 0; n < NA; ++n) {
-        const double* gv = Gv + n * S;
-        const double* gd = Gd + n * S;
-        double pv = 0.0, pd = 0.0;
-#pragma omp simd reduction(+ : pv, pd)
-        for (int e = 0; e < S; ++e) {
-          pv += gv[e] * Y[e];
-          pd += gd[e] * Y[e] + gv[e] * Yd[e];
+      // P_n = sum_e G_ne Y_e (value and tangent) for every n at once
+      double pv[limits::kMaxBasis], pd[limits::kMaxBasis];
+      for (int n = 0; n < NAp; ++n) pv[n] = pd[n] = 0.0;
+      for (int e = 0; e < S; ++e) {
+        const double* gv = Gv + e * NAp;
+        const double* gd = Gd + e * NAp;
+        const double y = Y[e], yd = Yd[e];
+#pragma omp simd
+        for (int n = 0; n < NAp; ++n) {
+          pv[n] += gv[n] * y;
+          pd[n] += gd[n] * y + gv[n] * yd;
         }
-        // coef(P f) = wE pv f - (pd f + pv f' dd)
-        const double a = wE * pv - pd, b = pv * dd;
-        for (int k = 0; k < KA; ++k) ga[n * KA + k] += a * f[k] - b * fp[k];
+      }
+      // coef(P f) = wE pv f - (pd f + pv f' dd); gA stored [tj][k][n]
+      double a[limits::kMaxBasis], b[limits::kMaxBasis];
+#pragma omp simd
+      for (int n = 0; n < NAp; ++n) {
+        a[n] = wE * pv[n] - pd[n];
+        b[n] = pv[n] * dd;
+      }
+      double* ga = gA + static_cast<size_t>(pb.a_type[p]) * KA * NAp;
+      for (int k = 0; k < KA; ++k) {
+        const double fk = f[k], fpk = fp[k];
+        double* g = ga + k * NAp;
+#pragma omp simd
+        for (int n = 0; n < NAp; ++n) g[n] += a[n] * fk - b[n] * fpk;
       }
     }
     for (int t = 0; t < T; ++t)
       for (int n = 0; n < NA; ++n)
-        for (int k = 0; k < KA; ++k) gc_A[(n * KA + k) * T * T + ti * T + t] += gA[(static_cast<size_t>(t) * NA + n) * KA + k];
+        for (int k = 0; k < KA; ++k) gc_A[(n * KA + k) * T * T + ti * T + t] += gA[(static_cast<size_t>(t) * KA + k) * NAp + n];
   }
+  // fold the padded first-layer gradient into grad's [h][d] layout
+  const int n_nets = m_.version == 3 ? 1 : T;
+  for (int t = 0; t < n_nets; ++t)
+    for (int h = 0; h < H; ++h) {
+      double* g = grad + ann_stride_ * t + h * D;
+      const double* gp = &sc.gwp[(static_cast<size_t>(t) * H + h) * Dp_];
+      for (int d = 0; d < D; ++d) g[d] += gp[d];
+    }
   if (e_nn) *e_nn += e_sum;
   if (phi) *phi += phi_sum;
 }
 
 void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial, double* force, Scratch& sc) const {
-  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, KR = KR_, KA = KA_, S = S_;
+  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KA = KA_, S = S_;
   const int n = pb.nlocal;
   const double* ann = m_.ann.data();
   const double* qsc = m_.q_scaler.data();
@@ -266,8 +386,9 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
   double* s = sc.sv.data();
   double* G = sc.Gv.data();
   double* cF = sc.cF.data();
-  for (auto* v : {&sc.qv, &sc.qd}) v->resize(D);
-  sc.z.resize(H);
+  sc.qv.resize(D);
+  sc.qd.resize(Dp_);
+  sc.z.resize(Hp_);
   double* q = sc.qv.data();
   double* dU = sc.qd.data();
   double* z = sc.z.data();
@@ -286,15 +407,16 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     }
     const int a0 = pb.a_begin[i], a1 = pb.a_begin[i + 1];
     std::fill(sc.sv.begin(), sc.sv.end(), 0.0);
-    sc.pair_g.resize(static_cast<size_t>(a1 - a0) * NA);  // g_n of each pair, again in the force loop
+    sc.pair_g.resize(static_cast<size_t>(a1 - a0) * 2 * NAp);  // g_n, g'_n of each pair, again in the force loop
     for (int p = a0; p < a1; ++p) {
       const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
       const double* f = &pb.a_f[static_cast<size_t>(p) * KA];
-      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
-      double* gp = &sc.pair_g[static_cast<size_t>(p - a0) * NA];
+      const double* fp = &pb.a_fp[static_cast<size_t>(p) * KA];
+      const double* cT = &cAt_[static_cast<size_t>(ti * T + pb.a_type[p]) * KA * NAp];
+      double* gp = &sc.pair_g[static_cast<size_t>(p - a0) * 2 * NAp];
+      radial_sums(cT, f, fp, KA, NAp, gp, gp + NAp);
       for (int nn = 0; nn < NA; ++nn) {
-        const double g = detail::radial_sum(c + nn * KA, f, KA);
-        gp[nn] = g;
+        const double g = gp[nn];
         double* sn = s + nn * S;
 #pragma omp simd
         for (int e = 0; e < S; ++e) sn[e] += g * Y[e];
@@ -304,28 +426,38 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     // network
     const int off = ann_stride_ * ti;
     const double* w0 = ann + off;
-    const double* w0t = &w0t_[static_cast<size_t>(m_.version == 3 ? 0 : ti) * D * H];
+    const int HP = Hp_, DP = Dp_, net = m_.version == 3 ? 0 : ti;  // padded rows: whole vectors
+    const double* w0t = &w0t_[static_cast<size_t>(net) * D * HP];
+    const double* w0p = &w0p_[static_cast<size_t>(net) * H * DP];
     const double* b0 = w0 + H * D;
     const double* w1 = b0 + H;
-    for (int h = 0; h < H; ++h) z[h] = -b0[h];
-    for (int d = 0; d < D; ++d) {
-      const double qd = q[d] * qsc[d];
-      const double* wt = w0t + d * H;
+    for (int h0 = 0; h0 < HP; h0 += kLanes) {
+      double acc[kLanes] = {};
+      for (int d = 0; d < D; ++d) {
+        const double qd = q[d] * qsc[d];
+        const double* wt = w0t + d * HP + h0;
 #pragma omp simd
-      for (int h = 0; h < H; ++h) z[h] += wt[h] * qd;
+        for (int l = 0; l < kLanes; ++l) acc[l] += wt[l] * qd;
+      }
+      for (int l = 0; l < kLanes; ++l) z[h0 + l] = acc[l];
     }
+    for (int h = 0; h < H; ++h) z[h] -= b0[h];
+    detail::TanhRowsHost()(HP, z);
     double U = 0.0;
     for (int h = 0; h < H; ++h) {
-      const double t = std::tanh(z[h]);
+      const double t = z[h];
       U += w1[h] * t;
       z[h] = w1[h] * (1.0 - t * t);
     }
-    for (int d = 0; d < D; ++d) dU[d] = 0.0;
-    for (int h = 0; h < H; ++h) {
-      const double gh = z[h];
-      const double* wr = w0 + h * D;
+    for (int d0 = 0; d0 < DP; d0 += kLanes) {
+      double acc[kLanes] = {};
+      for (int h = 0; h < H; ++h) {
+        const double gh = z[h];
+        const double* wr = w0p + h * DP + d0;
 #pragma omp simd
-      for (int d = 0; d < D; ++d) dU[d] += gh * wr[d];
+        for (int l = 0; l < kLanes; ++l) acc[l] += gh * wr[l];
+      }
+      for (int l = 0; l < kLanes; ++l) dU[d0 + l] = acc[l];
     }
     for (int d = 0; d < D; ++d) dU[d] *= qsc[d];
     e_sum += U - ann[m_.ann_b1_offset()];
@@ -345,6 +477,8 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) w[3 * a + b] -= r[a] * fij[b];
     };
+    // radial pairs: f_ij = s r_ij with s = g'(d) / d, so their virial s r r^T is symmetric
+    double wr[6] = {0, 0, 0, 0, 0, 0};  // xx yy zz xy xz yz
     for (int p = pb.r_begin[i]; p < pb.r_begin[i + 1]; ++p) {
       const double* g = &pb.r_geom[4 * static_cast<size_t>(p)];
       const double* fp = &pb.r_fp[static_cast<size_t>(p) * KR];
@@ -353,8 +487,20 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       for (int k = 0; k < KR; ++k) fr += fp[k] * c[k];
       fr *= g[3];
       const double fij[3] = {fr * g[0], fr * g[1], fr * g[2]};
-      add_pair(pb.r_owner[p], g, fij);
+      const int oj = pb.r_owner[p];
+      for (int c3 = 0; c3 < 3; ++c3) {
+        fi[c3] += fij[c3];
+        force[3 * oj + c3] -= fij[c3];
+      }
+      wr[0] += g[0] * fij[0];
+      wr[1] += g[1] * fij[1];
+      wr[2] += g[2] * fij[2];
+      wr[3] += g[0] * fij[1];
+      wr[4] += g[0] * fij[2];
+      wr[5] += g[1] * fij[2];
     }
+    w[0] -= wr[0], w[4] -= wr[1], w[8] -= wr[2];
+    w[1] -= wr[3], w[3] -= wr[3], w[2] -= wr[4], w[6] -= wr[4], w[5] -= wr[5], w[7] -= wr[5];
     // angular: G_ne = dU/ds_ne; d/dr [g_n(d) Y_e(r_hat)] = g_n' Y_e r_hat + g_n (grad Y_e)_perp / d
     for (int nn = 0; nn < NA; ++nn)
       detail::angular_invariant_grad(L3_, c3b_.data(), kC4B, kC5B, q222_, q1111_, s + nn * S, &dU[NR + nn], NA, S, G + nn * S);
@@ -362,13 +508,11 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       const double* g = &pb.a_geom[4 * static_cast<size_t>(p)];
       const double* Y = &pb.a_Y[static_cast<size_t>(p) * S];
       const double* dY = &pb.a_dY[static_cast<size_t>(p) * 3 * S];
-      const double* fp = &pb.a_fp[static_cast<size_t>(p) * KA];
-      const double* c = &cA_pair_[static_cast<size_t>(ti * T + pb.a_type[p]) * NA * KA];
-      const double* g_pair = &sc.pair_g[static_cast<size_t>(p - a0) * NA];
+      const double* g_pair = &sc.pair_g[static_cast<size_t>(p - a0) * 2 * NAp];
       double Hn[kNumAngularEntries] = {}, Hp[kNumAngularEntries] = {};
       for (int nn = 0; nn < NA; ++nn) {
         const double gn = g_pair[nn];
-        const double gp = detail::radial_sum(c + nn * KA, fp, KA);
+        const double gp = g_pair[NAp + nn];
         const double* Gn = G + nn * S;
 #pragma omp simd
         for (int e = 0; e < S; ++e) {
