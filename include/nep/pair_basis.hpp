@@ -21,15 +21,19 @@
 
 namespace nep {
 
+// Row stride of the per-pair radial derivatives r_fp: KR rounded up to whole 4-double vectors
+// (zero padded), so that the per-pair loops over k run over whole vectors.
+constexpr int radial_row_stride(int KR) { return (KR + 3) / 4 * 4; }
+
 struct PairBasis {
-  int nlocal = 0, T = 0, KR = 0, KA = 0, S = 0;
+  int nlocal = 0, T = 0, KR = 0, KRp = 0, KA = 0, S = 0;  // KRp = radial_row_stride(KR)
   std::vector<int> type;  // nlocal, model type (-1: not handled)
   std::vector<double> B;  // nlocal * T * KR
 
   // radial pairs of local atom i: [r_begin[i], r_begin[i+1])
   std::vector<int> r_begin, r_owner, r_type;
   std::vector<double> r_geom;  // 4 per pair: r_ij (3), 1/d
-  std::vector<double> r_fp;    // KR per pair: f_k'(d)
+  std::vector<double> r_fp;    // KRp per pair: f_k'(d) for k < KR, then zeros
 
   // angular pairs of local atom i: [a_begin[i], a_begin[i+1])
   std::vector<int> a_begin, a_owner, a_type;

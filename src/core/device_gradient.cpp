@@ -149,6 +149,7 @@ DeviceGradient::DeviceGradient(const Model& m, Layout layout) : impl_(new Impl) 
   const GradientKernel host(m);  // validates the model (NEP3/NEP4, supported channels)
   TrainKernel& k = impl_->k;
   static_cast<ModelSizes&>(k) = m.sizes();
+  k.KRp = radial_row_stride(k.KR);
   k.A = (k.D + 2) * k.H;
   k.b1 = m.ann_b1_offset();
   k.P = host.num_parameters();
@@ -195,7 +196,7 @@ void DeviceGradient::upload(int frame, const PairBasis& pb) {
   Impl& im = *impl_;
   const TrainKernel& k = im.k;
   if (resident(frame)) return;
-  if (pb.T != k.T || pb.KR != k.KR || pb.KA != k.KA || pb.S != k.S)
+  if (pb.T != k.T || pb.KR != k.KR || pb.KRp != k.KRp || pb.KA != k.KA || pb.S != k.S)
     throw Error("DeviceGradient::upload: the pair basis does not match the model's sizes");
   const int n = pb.nlocal;
   const int64_t atom0 = im.n_atoms, r0 = im.n_rpairs, a0 = im.n_apairs;

@@ -62,6 +62,7 @@ using detail::Dual;
 struct TrainKernel : ModelSizes {
   // architecture beyond the model's sizes
   int P, Pa, A, b1, Wsz, NCH;  // NCH: angular channels per n
+  int KRp;                     // row stride of r_fp (PairBasis)
   double c4b[5], c5b[3];
   // packed frames
   DView<int> type;
@@ -150,7 +151,7 @@ struct TrainKernel : ModelSizes {
     double wv[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t p = r_begin(i); p < r_begin(i + 1); ++p) {
       const double* g = &r_geom(4 * p);
-      const double* fp = &r_fp(p * KR);
+      const double* fp = &r_fp(p * KRp);
       const AtomRow cc = cF + r_type(p) * KR;
       double fr = 0.0;
       for (int kk = 0; kk < KR; ++kk) fr += fp[kk] * cc[kk];
@@ -248,7 +249,7 @@ struct TrainKernel : ModelSizes {
       double u[3];
       tangent(r_owner(p), g, u);
       const double dd = (g[0] * u[0] + g[1] * u[1] + g[2] * u[2]) * g[3];
-      const double* fp = &r_fp(p * KR);
+      const double* fp = &r_fp(p * KRp);
       const AtomRow bd = Bd + r_type(p) * KR;
       for (int kk = 0; kk < KR; ++kk) bd[kk] += fp[kk] * dd;
     }

@@ -44,6 +44,7 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   pb.nlocal = nl.nlocal;
   pb.T = T;
   pb.KR = KR;
+  pb.KRp = radial_row_stride(KR);
   pb.KA = KA;
   pb.S = S;
   pb.type.assign(nl.type.begin(), nl.type.begin() + nl.nlocal);
@@ -88,7 +89,7 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   pb.r_owner.resize(nr);
   pb.r_type.resize(nr);
   pb.r_geom.resize(4 * nr);
-  pb.r_fp.resize(nr * KR);
+  pb.r_fp.assign(nr * pb.KRp, 0.0);
   pb.a_owner.resize(na);
   pb.a_type.resize(na);
   pb.a_geom.resize(4 * na);
@@ -108,7 +109,7 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
     const int pair = pb.type[i] * T + tj;
     const double d = std::sqrt(d2), dinv = 1.0 / d;
     if (in_r) {
-      detail::radial_basis<double>(KR, d, 1.0 / rcR[pair], fk, &pb.r_fp[pr * KR]);
+      detail::radial_basis<double>(KR, d, 1.0 / rcR[pair], fk, &pb.r_fp[pr * pb.KRp]);
       double* b = &pb.B[(static_cast<size_t>(i) * T + tj) * KR];
       for (int k = 0; k < KR; ++k) b[k] += fk[k];
       pb.r_owner[pr] = nl.owner[j];

@@ -109,8 +109,8 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
 
 void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta,
                                 const double* Delta, double* grad, Scratch& sc, double* e_nn, double* phi) const {
-  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KA = KA_, S = S_;
-  sc.Bd.resize(2 * T * KR);
+  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KRp = pb.KRp, KA = KA_, S = S_;
+  sc.Bd.resize(2 * T * KRp);
   sc.sv.resize(static_cast<size_t>(NA) * S);
   sc.sd.resize(static_cast<size_t>(NA) * S);
   sc.Gv.resize(static_cast<size_t>(NAp) * S);
@@ -161,12 +161,13 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     radial_tangents(pb, i, r0, nr, delta, Delta, rdd);
     for (int pp = 0; pp < nr; ++pp) {
       const size_t p = static_cast<size_t>(r0 + pp);
-      const double* fp = &pb.r_fp[p * KR];
-      double* bd = Bd + ((pp & 1) * T + pb.r_type[p]) * KR;
+      const double* fp = &pb.r_fp[p * KRp];
+      double* bd = Bd + ((pp & 1) * T + pb.r_type[p]) * KRp;
       const double dd = rdd[pp];
-      for (int k = 0; k < KR; ++k) bd[k] += fp[k] * dd;
+#pragma omp simd
+      for (int k = 0; k < KRp; ++k) bd[k] += fp[k] * dd;
     }
-    for (int k = 0; k < T * KR; ++k) Bd[k] += Bd[T * KR + k];
+    for (int k = 0; k < T * KRp; ++k) Bd[k] += Bd[T * KRp + k];
     // ---- angular moments s_ne = sum_j g_n(d_ij) Y_e(r_hat_ij), g_n = sum_k c_nk(ti,tj) f_k, with
     //      tangents; per pair keep dd = r_hat.u and Yd_e = grad Y_e . d r_hat for the c gradient
     const int a0 = pb.a_begin[i], na = pb.a_begin[i + 1] - a0;
@@ -213,7 +214,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
         for (int t = 0; t < T; ++t) {
           const double c = cR[(n * KR + k) * T * T + ti * T + t];
           acc.v += c * Bv[t * KR + k];
-          acc.d += c * Bd[t * KR + k];
+          acc.d += c * Bd[t * KRp + k];
         }
       q[n] = acc;
     }
@@ -308,7 +309,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     for (int n = 0; n < NR; ++n)
       for (int k = 0; k < KR; ++k)
         for (int t = 0; t < T; ++t) {
-          const Dual b{Bv[t * KR + k], Bd[t * KR + k]};
+          const Dual b{Bv[t * KR + k], Bd[t * KRp + k]};
           gc_R[(n * KR + k) * T * T + ti * T + t] += coef(Fp[n] * b);
         }
     // ---- angular: G_ne = dU/ds_ne through the invariants; per pair P_n = sum_e G_ne Y_e and
@@ -375,14 +376,14 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
 }
 
 void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial, double* force, Scratch& sc) const {
-  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KA = KA_, S = S_;
+  const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KRp = pb.KRp, KA = KA_, S = S_;
   const int n = pb.nlocal;
   const double* ann = m_.ann.data();
   const double* qsc = m_.q_scaler.data();
   const double* cR = m_.c.data();
   sc.sv.resize(static_cast<size_t>(NA) * S);
   sc.Gv.resize(static_cast<size_t>(NA) * S);
-  sc.cF.resize(static_cast<size_t>(T) * KR);
+  sc.cF.assign(static_cast<size_t>(T) * KRp, 0.0);  // padding lanes stay zero
   double* s = sc.sv.data();
   double* G = sc.Gv.data();
   double* cF = sc.cF.data();
@@ -466,7 +467,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       for (int k = 0; k < KR; ++k) {
         double acc = 0.0;
         for (int nn = 0; nn < NR; ++nn) acc += cR[(nn * KR + k) * T * T + ti * T + t] * dU[nn];
-        cF[t * KR + k] = acc;
+        cF[t * KRp + k] = acc;
       }
     double fi[3] = {0, 0, 0};
     auto add_pair = [&](int oj, const double* r, const double* fij) {
@@ -481,10 +482,11 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     double wr[6] = {0, 0, 0, 0, 0, 0};  // xx yy zz xy xz yz
     for (int p = pb.r_begin[i]; p < pb.r_begin[i + 1]; ++p) {
       const double* g = &pb.r_geom[4 * static_cast<size_t>(p)];
-      const double* fp = &pb.r_fp[static_cast<size_t>(p) * KR];
-      const double* c = cF + pb.r_type[p] * KR;
+      const double* fp = &pb.r_fp[static_cast<size_t>(p) * KRp];
+      const double* c = cF + pb.r_type[p] * KRp;
       double fr = 0.0;
-      for (int k = 0; k < KR; ++k) fr += fp[k] * c[k];
+#pragma omp simd reduction(+ : fr)
+      for (int k = 0; k < KRp; ++k) fr += fp[k] * c[k];
       fr *= g[3];
       const double fij[3] = {fr * g[0], fr * g[1], fr * g[2]};
       const int oj = pb.r_owner[p];
