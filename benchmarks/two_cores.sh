@@ -27,7 +27,7 @@ run() {  # sys variant -> atom-steps/s
   OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=passive OMP_PROC_BIND=false \
     "${launch[@]}" "$LMP" "${args[@]}" -in "$here/nep_cpu/in.side_by_side" \
     -log "$work/log" -screen none -var system "$sys" -var n "${cells[$sys]}" -var steps "$steps" \
-    -var plugin "$NEP_PLUGIN" -var cpu_plugin none -var potdir "$potdir" > /dev/null
+    -var plugin "$NEP_PLUGIN" -var with_cpu 0 -var potdir "$potdir" > /dev/null
   awk '/^Loop time of/ { t = $4; s = $9; a = $12 } END { printf "%.0f\n", a * s / t }' "$work/log"
 }
 echo "== two cores vs one, $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $steps steps"
