@@ -47,8 +47,8 @@ inline void radial_sums(const double* cT, const double* f, const double* fp, int
 }
 // r_hat_ij . u_ij of the radial pairs [r0, r0 + nr) of atom i, u = delta_j - delta_i + Delta^T r_ij
 void radial_tangents(const PairBasis& pb, int i, int r0, int nr, const double* delta, const double* Delta, double* dd) {
-  const double* g = &pb.r_geom[4 * static_cast<size_t>(r0)];
-  const int* owner = &pb.r_owner[r0];
+  const double* g = pb.r_geom.data() + 4 * static_cast<size_t>(r0);  // (nr may be 0 at the end)
+  const int* owner = pb.r_owner.data() + r0;
   for (int p = 0; p < nr; ++p) dd[p] = 0.0;
   if (delta) {
     const double di[3] = {delta[3 * i], delta[3 * i + 1], delta[3 * i + 2]};
