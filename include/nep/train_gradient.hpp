@@ -62,7 +62,7 @@ class GradientKernel {
 
  private:
   Model m_;
-  int T_, D_, Dp_, H_, Hp_, NR_, NA_, NAp_, KR_, KA_, L3_, S_, P_, ann_stride_, n_ann_, n_cR_;
+  int T_, D_, Dp_, H_, Hp_, n_nets_, NR_, NA_, NAp_, KR_, KA_, L3_, S_, P_, ann_stride_, n_ann_, n_cR_;
   bool q222_, q1111_;
   std::vector<double> rcR_, rcA_;  // per type pair
   std::vector<double> c3b_;

@@ -45,6 +45,28 @@ inline void radial_sums(const double* cT, const double* f, const double* fp, int
     }
   }
 }
+// out[c] = sum_{r < rows} x[r] W[r*ld + c] for c < ld (ld a multiple of kLanes; with Two, also
+// out2 from x2), kLanes columns at a time held in registers: the network's products with the
+// first-layer weights, through the transposed copy (over neurons) or the padded one (over q)
+template <bool Two>
+inline void rows_times(const double* W, int ld, int rows, const double* x, const double* x2, double* out, double* out2) {
+  for (int c0 = 0; c0 < ld; c0 += kLanes) {
+    double a[kLanes] = {}, b[kLanes] = {};
+    for (int r = 0; r < rows; ++r) {
+      const double* w = W + static_cast<size_t>(r) * ld + c0;
+      const double xr = x[r], yr = Two ? x2[r] : 0.0;
+#pragma omp simd
+      for (int l = 0; l < kLanes; ++l) {
+        a[l] += w[l] * xr;
+        if (Two) b[l] += w[l] * yr;
+      }
+    }
+    for (int l = 0; l < kLanes; ++l) out[c0 + l] = a[l];
+    if (Two)
+      for (int l = 0; l < kLanes; ++l) out2[c0 + l] = b[l];
+  }
+}
+
 // r_hat_ij . u_ij of the radial pairs [r0, r0 + nr) of atom i, u = delta_j - delta_i + Delta^T r_ij
 void radial_tangents(const PairBasis& pb, int i, int r0, int nr, const double* delta, const double* Delta, double* dd) {
   const double* g = pb.r_geom.data() + 4 * static_cast<size_t>(r0);  // (nr may be 0 at the end)
@@ -94,7 +116,8 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
   for (int pr = 0; pr < T_ * T_; ++pr)
     for (int k = 0; k < KA_; ++k)
       for (int n = 0; n < NA_; ++n) cAt_[(static_cast<size_t>(pr) * KA_ + k) * NAp_ + n] = m.c[n_cR_ + (n * KA_ + k) * T_ * T_ + pr];
-  const int n_nets = m.version == 3 ? 1 : T_;
+  n_nets_ = m.version == 3 ? 1 : T_;
+  const int n_nets = n_nets_;
   Hp_ = (H_ + kLanes - 1) / kLanes * kLanes;
   Dp_ = (D_ + kLanes - 1) / kLanes * kLanes;
   w0p_.assign(static_cast<size_t>(n_nets) * H_ * Dp_, 0.0);
@@ -130,7 +153,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
   double* gc_R = grad + n_ann_;
   double* gc_A = grad + n_ann_ + n_cR_;
   for (auto* v : {&sc.qsv, &sc.qsd, &sc.Fpv, &sc.Fpd}) v->assign(Dp_, 0.0);  // padding lanes stay zero
-  sc.gwp.assign(static_cast<size_t>(m_.version == 3 ? 1 : T) * H * Dp_, 0.0);
+  sc.gwp.assign(static_cast<size_t>(n_nets_) * H * Dp_, 0.0);
   for (auto* v : {&sc.z, &sc.zd, &sc.hv, &sc.hd, &sc.ha}) v->resize(Hp_);
   double* qsv = sc.qsv.data();
   double* qsd = sc.qsd.data();
@@ -243,22 +266,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
     const double* w0p = &w0p_[static_cast<size_t>(net) * H * DP];
     double* zv = sc.z.data();
     double* zd = sc.zd.data();
-    for (int h0 = 0; h0 < HP; h0 += kLanes) {
-      double av[kLanes] = {}, ad[kLanes] = {};
-      for (int d = 0; d < D; ++d) {
-        const double* wt = w0t + d * HP + h0;
-        const double x = qsv[d], y = qsd[d];
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) {
-          av[l] += wt[l] * x;
-          ad[l] += wt[l] * y;
-        }
-      }
-      for (int l = 0; l < kLanes; ++l) {
-        zv[h0 + l] = av[l];
-        zd[h0 + l] = ad[l];
-      }
-    }
+    rows_times<true>(w0t, HP, D, qsv, qsd, zv, zd);
     for (int h = 0; h < H; ++h) zv[h] -= b0[h];
     detail::TanhRowsHost()(HP, zv);  // zv <- t_h = tanh(z_h)
     double* hv = sc.hv.data();
@@ -286,22 +294,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
 #pragma omp simd
       for (int d = 0; d < DP; ++d) gw[d] += x * qsv[d] + y * qsd[d];
     }
-    for (int d0 = 0; d0 < DP; d0 += kLanes) {
-      double fv[kLanes] = {}, fd[kLanes] = {};
-      for (int h = 0; h < H; ++h) {
-        const double* w = w0p + h * DP + d0;
-        const double x = hv[h], y = hd[h];
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) {
-          fv[l] += x * w[l];
-          fd[l] += y * w[l];
-        }
-      }
-      for (int l = 0; l < kLanes; ++l) {
-        Fpv[d0 + l] = fv[l];
-        Fpd[d0 + l] = fd[l];
-      }
-    }
+    rows_times<true>(w0p, DP, H, hv, hd, Fpv, Fpd);
     e_sum += U.v - ann[m_.ann_b1_offset()];
     phi_sum += U.d;
     for (int d = 0; d < D; ++d) Fp[d] = {qsc[d] * Fpv[d], qsc[d] * Fpd[d]};  // dU/dq (raw descriptor)
@@ -364,8 +357,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
         for (int k = 0; k < KA; ++k) gc_A[(n * KA + k) * T * T + ti * T + t] += gA[(static_cast<size_t>(t) * KA + k) * NAp + n];
   }
   // fold the padded first-layer gradient into grad's [h][d] layout
-  const int n_nets = m_.version == 3 ? 1 : T;
-  for (int t = 0; t < n_nets; ++t)
+  for (int t = 0; t < n_nets_; ++t)
     for (int h = 0; h < H; ++h) {
       double* g = grad + ann_stride_ * t + h * D;
       const double* gp = &sc.gwp[(static_cast<size_t>(t) * H + h) * Dp_];
@@ -389,9 +381,11 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
   double* cF = sc.cF.data();
   sc.qv.resize(D);
   sc.qd.resize(Dp_);
+  sc.qsv.resize(D);
   sc.z.resize(Hp_);
   double* q = sc.qv.data();
   double* dU = sc.qd.data();
+  double* qs = sc.qsv.data();  // q * q_scaler
   double* z = sc.z.data();
   double e_sum = 0.0, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 3 * n; ++k) force[k] = 0.0;
@@ -432,16 +426,8 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
     const double* w0p = &w0p_[static_cast<size_t>(net) * H * DP];
     const double* b0 = w0 + H * D;
     const double* w1 = b0 + H;
-    for (int h0 = 0; h0 < HP; h0 += kLanes) {
-      double acc[kLanes] = {};
-      for (int d = 0; d < D; ++d) {
-        const double qd = q[d] * qsc[d];
-        const double* wt = w0t + d * HP + h0;
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) acc[l] += wt[l] * qd;
-      }
-      for (int l = 0; l < kLanes; ++l) z[h0 + l] = acc[l];
-    }
+    for (int d = 0; d < D; ++d) qs[d] = q[d] * qsc[d];
+    rows_times<false>(w0t, HP, D, qs, nullptr, z, nullptr);
     for (int h = 0; h < H; ++h) z[h] -= b0[h];
     detail::TanhRowsHost()(HP, z);
     double U = 0.0;
@@ -450,16 +436,7 @@ void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial
       U += w1[h] * t;
       z[h] = w1[h] * (1.0 - t * t);
     }
-    for (int d0 = 0; d0 < DP; d0 += kLanes) {
-      double acc[kLanes] = {};
-      for (int h = 0; h < H; ++h) {
-        const double gh = z[h];
-        const double* wr = w0p + h * DP + d0;
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) acc[l] += gh * wr[l];
-      }
-      for (int l = 0; l < kLanes; ++l) dU[d0 + l] = acc[l];
-    }
+    rows_times<false>(w0p, DP, H, z, nullptr, dU, nullptr);
     for (int d = 0; d < D; ++d) dU[d] *= qsc[d];
     e_sum += U - ann[m_.ann_b1_offset()];
     // forces: radial f_ij = (sum_k f_k'(d) cF_{tj,k}) r_hat, cF_tk = sum_n c_nk(ti,t) dU/dq_n
