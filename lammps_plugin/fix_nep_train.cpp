@@ -6,28 +6,29 @@
                   post_force), ghost parts folded onto owners by our own reverse comm; energy and
                   virial of the pair (+ kspace) style summed over ranks; atoms gathered to rank 0
                   in tag order; rank 0 checks, selects and appends the frame to the buffer.
-     end_of_step  round bookkeeping: when a round is due (every `train_every` buffered frames)
+     end_of_step  round bookkeeping: when a round is due (opt->every `opt->train_every` buffered frames)
                   the running one is joined and adopted (model written, optionally deployed),
                   then the next starts on a snapshot of the buffer's reservoirs.
    Rounds run on a background thread on rank 0 that never calls MPI; all collective work
    happens here on the main thread. A round's model is adopted only when the next round is due
    or at the end of a run, so the trajectory and the model bytes never depend on timing.
-   This file: set-up, sampling and thermo output. Keywords: fix_nep_train_args.cpp; rounds:
-   fix_nep_train_rounds.cpp; restart files: fix_nep_train_restart.cpp; mode active:
-   fix_nep_train_active.cpp.
+   This file: set-up, the step cycle and thermo output. Keywords and nep.in:
+   fix_nep_train_args.cpp (the table: fix_nep_train_settings.cpp); labelled frames (gather, score,
+   buffer): fix_nep_train_frames.cpp; rounds: fix_nep_train_rounds.cpp; restart files:
+   fix_nep_train_restart.cpp (encoding: fix_nep_train_state.cpp); mode active:
+   fix_nep_train_active.cpp (the policy: nep::ActiveController in the trainer library).
 ------------------------------------------------------------------------- */
 
 #include "fix_nep_train.h"
+#include "fix_nep_train_settings.h"
 
 #include "atom.h"
 #include "atom_masks.h"
 #include "comm.h"
 #include "compute.h"
-#include "domain.h"
 #include "error.h"
 #include "force.h"
 #include "kspace.h"
-#include "memory.h"
 #include "modify.h"
 #include "pair.h"
 #include "update.h"
@@ -74,40 +75,14 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
 {
   created_at = MPI_Wtime();
   parse_args(narg, arg);
-
-
-  // nep.in: read on rank 0, errors on every rank (nep.in:LINE: ... messages)
-  std::string err;
-  if (comm->me == 0) {
-    try {
-      impl->cfg = nep::read_train_config(input_path);
-      impl->cfg.seed = static_cast<uint64_t>(seed);
-      for (const auto &w : impl->cfg.warnings) error->warning(FLERR, "fix nep/train: {}", w);
-    } catch (std::exception &e) {
-      err = e.what();
-    }
-  }
-  err = nep_bcast_string(err, world);
-  if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
-  const std::string elements = nep_bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
-  std::vector<std::string> nep_elements = utils::split_words(elements);
-  if (type_elements.empty()) {
-    if ((int) nep_elements.size() != atom->ntypes)
-      error->all(FLERR, "fix nep/train: {} atom types but {} lists {} elements ({}): give 'elements El1 ... El{}'",
-                 atom->ntypes, input_path, nep_elements.size(), elements, atom->ntypes);
-    type_elements = nep_elements;
-  }
-  for (int t = 0; t < atom->ntypes; ++t)
-    if (std::find(nep_elements.begin(), nep_elements.end(), type_elements[t]) == nep_elements.end())
-      error->all(FLERR, "fix nep/train: element '{}' (atom type {}) is not in {}'s type list ({})", type_elements[t],
-                 t + 1, input_path, elements);
+  read_nep_in();
   if (atom->tag_enable == 0) error->all(FLERR, "fix nep/train needs atom IDs");
 
   // threads: the training thread shares the cores with MD; spinning OpenMP workers starve it
   if (comm->me == 0) {
     const char *wp = getenv("OMP_WAIT_POLICY");
     const bool passive = wp && strcasecmp(wp, "passive") == 0;
-    if (!passive && (comm->nthreads > 1 || lmp->kokkos || threads > 1))
+    if (!passive && (comm->nthreads > 1 || lmp->kokkos || opt->threads > 1))
       error->warning(FLERR, "fix nep/train: OMP_WAIT_POLICY is not 'passive': spin-waiting OpenMP threads can slow "
                             "MD and training many times over on a shared core (export OMP_WAIT_POLICY=passive)");
   }
@@ -118,12 +93,12 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   global_freq = 1;
   extvector = 0;
   restart_global = 1;
-  nevery = every;
+  nevery = opt->every;
   comm_reverse = act ? 3 * std::max(1, act->members) : 3;
   if (act) {    // per-atom committee deviation (eV/A), for dump: updated on check steps
     peratom_flag = 1;
     size_peratom_cols = 0;
-    peratom_freq = every;
+    peratom_freq = opt->every;
   }
   // under the KOKKOS package LAMMPS syncs datamask_read to the host around every call of this
   // fix and marks datamask_modify as changed there: nothing on ordinary steps (the default, all
@@ -144,7 +119,7 @@ FixNEPTrain::~FixNEPTrain()
   if (impl) impl->worker.request_stop();    // a round still running is abandoned (joined by ~OtfWorker)
   // mode active: both sub-styles are computed again (as before the fix), if they still exist
   if (act && act->teacher && act->student && force && force->pair &&
-      force->pair_match(act->teacher_name, 1, 0) == act->teacher) {
+      force->pair_match(opt->teacher, 1, 0) == act->teacher) {
     act->teacher->compute_flag = 1;
     act->student->compute_flag = 1;
   }
@@ -175,20 +150,20 @@ void FixNEPTrain::init()
   if (comm->me == 0) {
     try {
       nep::OtfBufferOptions bo;
-      bo.path = buffer_path;
-      bo.seed = static_cast<uint64_t>(seed);
-      bo.capacity = capacity;
-      bo.heldout = heldout;
+      bo.path = opt->buffer_path;
+      bo.seed = static_cast<uint64_t>(opt->seed);
+      bo.capacity = opt->capacity;
+      bo.heldout = opt->heldout;
       impl->buffer = std::make_unique<nep::OtfBuffer>(bo, restart_frames);
       state[0] = static_cast<double>(impl->buffer->frames());
       state[1] = static_cast<double>(impl->buffer->dropped());
       // the model rounds start from: the restart's, else `start`, else nep.in's fine_tune
       if (!model_text.empty()) {
-        impl->set_model(nep::parse_model(model_text, "restart file model"), type_elements);
+        impl->set_model(nep::parse_model(model_text, "restart file model"), opt->type_elements);
       } else {
-        std::string path = !start_path.empty() ? start_path : impl->cfg.fine_tune;
+        std::string path = !opt->start_path.empty() ? opt->start_path : impl->cfg.fine_tune;
         if (!path.empty()) {
-          impl->set_model(nep::read_model(path), type_elements);
+          impl->set_model(nep::read_model(path), opt->type_elements);
           model_text = nep::format_model(*impl->model);
           // mode active: the committee written beside that model by an earlier run (MODEL.memberK)
           if (act) {
@@ -227,25 +202,25 @@ void FixNEPTrain::init()
   if (comm->me == 0) {
     if (state[1] > 0)
       error->warning(FLERR, "fix nep/train: dropped {} frames of {} written after the restart point (they will be "
-                     "sampled again)", static_cast<bigint>(state[1]), buffer_path);
+                     "sampled again)", static_cast<bigint>(state[1]), opt->buffer_path);
     utils::logmesg(lmp, "fix nep/train: buffer {} holds {} frames; sampling every {} steps, a round every {} frames\n",
-                   buffer_path, frames, every, train_every);
+                   opt->buffer_path, frames, opt->every, opt->train_every);
     std::string els;
-    for (const auto &e : type_elements) els += (els.empty() ? "\"" : ",\"") + e + "\"";
+    for (const auto &e : opt->type_elements) els += (els.empty() ? "\"" : ",\"") + e + "\"";
     history_event(fmt::format("\"event\":\"start\",\"step\":{},\"natoms\":{},\"elements\":[{}],\"buffer\":\"{}\","
                               "\"model\":\"{}\",\"input\":\"{}\",\"seed\":{},\"every\":{},\"train_every\":{},"
                               "\"frames\":{},\"rounds\":{}",
-                              update->ntimestep, atom->natoms, els, nep_lmp::json_escape(buffer_path),
-                              nep_lmp::json_escape(model_path), nep_lmp::json_escape(input_path), seed, every,
-                              train_every, frames, rounds));
+                              update->ntimestep, atom->natoms, els, nep_lmp::json_escape(opt->buffer_path),
+                              nep_lmp::json_escape(opt->model_path), nep_lmp::json_escape(opt->input_path), opt->seed, opt->every,
+                              opt->train_every, frames, rounds));
   }
-  if (restart_frames < 0) next_round_at = std::max<bigint>(train_every, 1);
+  if (restart_frames < 0) next_round_at = std::max<bigint>(opt->train_every, 1);
   if (act && !act->have_committee() && !model_text.empty()) {
     adopt_committee(act->member_text);    // from the restart file, or the start model's files
     deploy_model();                       // the student continues with the model it had
   }
   // a new run (not a restart) starts with the student driving only if a committee exists already
-  if (act && restart_frames < 0) act->teacher_drives = !act->have_committee();
+  if (act && restart_frames < 0) act->ctl.begin_fresh_run(act->have_committee());
   if (restart_round_running) {    // the round in flight when the restart was written: run it again
     restart_round_running = false;
     start_round();
@@ -267,7 +242,7 @@ void FixNEPTrain::request_tally(bigint step)
 
 void FixNEPTrain::schedule_next_sample()
 {
-  next_sample = (update->ntimestep / every + 1) * every;
+  next_sample = (update->ntimestep / opt->every + 1) * opt->every;
   request_tally(next_sample);
   set_sampling_masks(update->ntimestep + 1 == next_sample);
 }
@@ -321,156 +296,6 @@ void FixNEPTrain::sample()
   take_frame(ev, false);
 }
 
-FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame)
-{
-  const int nlocal = atom->nlocal;
-  double **x = atom->x;
-  double mine_ev[7], tot[7];    // a copy: LAMMPS's STUBS MPI_Allreduce takes a non-const buffer
-  std::copy(ev, ev + 7, mine_ev);
-  MPI_Allreduce(mine_ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
-
-  // atoms to rank 0: tag, type, position (wrapped) relative to the box origin, teacher force
-  constexpr int W = 8;
-  std::vector<double> mine(static_cast<size_t>(W) * nlocal);
-  for (int i = 0; i < nlocal; ++i) {
-    double *m = &mine[static_cast<size_t>(W) * i];
-    m[0] = static_cast<double>(atom->tag[i]);
-    m[1] = atom->type[i];
-    // wrapped into the periodic cell as LAMMPS itself would (domain->remap), so a frame does not
-    // depend on when LAMMPS last re-neighboured (e.g. after read_restart)
-    double xi[3] = {x[i][0], x[i][1], x[i][2]};
-    domain->remap(xi);
-    for (int d = 0; d < 3; ++d) m[2 + d] = xi[d] - domain->boxlo[d];
-    for (int d = 0; d < 3; ++d) m[5 + d] = fcopy[3 * i + d];
-  }
-  int n = W * nlocal;
-  std::vector<int> counts(comm->nprocs), displs(comm->nprocs);
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
-  std::vector<double> all;
-  if (comm->me == 0) {
-    int total = 0;
-    for (int r = 0; r < comm->nprocs; ++r) {
-      displs[r] = total;
-      total += counts[r];
-    }
-    all.resize(total);
-  }
-  MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
-
-  // rank 0: build, check, select, append. state: frames, rejected, fresh_se, fresh_n, kept, errors
-  double st[7] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n),
-                  0, 0, 0};
-  double max_err = 0.0, frame_se = 0.0;
-  std::string err, warn;
-  if (comm->me == 0) {
-    const bigint natoms = static_cast<bigint>(all.size() / W);
-    std::vector<bigint> order(natoms);
-    for (bigint k = 0; k < natoms; ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](bigint a, bigint b) { return all[W * a] < all[W * b]; });
-    nep::TrainingFrame fr;
-    fr.species.resize(natoms);
-    fr.pos.resize(3 * natoms);
-    fr.forces.resize(3 * natoms);
-    bool finite = std::isfinite(tot[0]);
-    std::vector<int> types(natoms);
-    for (bigint k = 0; k < natoms; ++k) {
-      const double *m = &all[W * order[k]];
-      types[k] = static_cast<int>(m[1]);
-      fr.species[k] = type_elements[types[k] - 1];
-      for (int d = 0; d < 3; ++d) {
-        fr.pos[3 * k + d] = m[2 + d];
-        fr.forces[3 * k + d] = m[5 + d];
-        finite = finite && std::isfinite(m[2 + d]) && std::isfinite(m[5 + d]);
-      }
-    }
-    const double h[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
-    std::copy(h, h + 9, fr.cell);
-    fr.pbc[0] = domain->xperiodic;
-    fr.pbc[1] = domain->yperiodic;
-    fr.pbc[2] = domain->zperiodic;
-    fr.has_energy = fr.has_forces = fr.has_virial = true;
-    fr.energy = tot[0];
-    // LAMMPS order xx yy zz xy xz yz -> row-major 3x3 (symmetric)
-    const int map9[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
-    for (int c = 0; c < 9; ++c) {
-      fr.virial[c] = tot[1 + map9[c]];
-      finite = finite && std::isfinite(fr.virial[c]);
-    }
-    bool keep = true;
-    double fbig = 0.0;    // largest teacher force component
-    for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
-    if (!finite) {
-      keep = false;
-      ++rejected;
-      warn = fmt::format("fix nep/train: step {}: the teacher gave non-finite energy, virial, forces or positions; "
-                         "frame rejected (nothing else changed)", update->ntimestep);
-    } else if (active_frame && fbig > act->fmax) {
-      keep = false;    // an exploded structure: its labels would teach the model nothing it can use
-      ++rejected;
-      ++act->exploded;
-      warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
-                         "not buffered", update->ntimestep, fbig, act->fmax);
-    }
-    if (finite && impl->calc) {
-      // the current model on a frame it has never seen: honest error, and the selection rule
-      try {
-        nep::Structure s;
-        s.type.resize(natoms);
-        for (bigint k = 0; k < natoms; ++k) s.type[k] = impl->model_type[types[k]];
-        s.x = fr.pos;
-        std::copy(fr.cell, fr.cell + 9, s.cell.h);
-        for (int d = 0; d < 3; ++d) s.cell.pbc[d] = fr.pbc[d];
-        const nep::Prediction p = impl->calc->compute(s, false);
-        double se = 0.0;
-        for (bigint k = 0; k < 3 * natoms; ++k) se += (p.force[k] - fr.forces[k]) * (p.force[k] - fr.forces[k]);
-        for (bigint k = 0; k < natoms; ++k) {
-          double e2 = 0.0;
-          for (int d = 0; d < 3; ++d) e2 += std::pow(p.force[3 * k + d] - fr.forces[3 * k + d], 2);
-          max_err = std::max(max_err, std::sqrt(e2));
-        }
-        frame_se = se;
-        fresh_se += se;
-        fresh_n += 3 * natoms;
-        if (keep && select_threshold >= 0.0 && std::sqrt(se / (3.0 * natoms)) <= select_threshold) {
-          keep = false;
-          ++rejected;
-        }
-      } catch (std::exception &e) {
-        err = e.what();
-      }
-    }
-    if (keep && err.empty()) {
-      try {
-        impl->buffer->add(fr);
-        frames = impl->buffer->frames();
-      } catch (std::exception &e) {
-        err = e.what();
-      }
-    }
-    st[0] = static_cast<double>(frames);
-    st[1] = static_cast<double>(rejected);
-    st[2] = fresh_se;
-    st[3] = static_cast<double>(fresh_n);
-    st[4] = keep && err.empty() ? 1.0 : 0.0;
-    st[5] = max_err;
-    st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
-  }
-  err = nep_bcast_string(err, world);
-  if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
-  if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
-  MPI_Bcast(st, 7, MPI_DOUBLE, 0, world);
-  frames = static_cast<bigint>(st[0]);
-  rejected = static_cast<bigint>(st[1]);
-  fresh_se = st[2];
-  fresh_n = static_cast<bigint>(st[3]);
-  if (act) MPI_Bcast(&act->exploded, 1, MPI_LMP_BIGINT, 0, world);
-  FrameOutcome out;
-  out.kept = st[4] != 0.0;
-  out.max_err = st[5];
-  out.rmse = st[6];
-  return out;
-}
-
 void FixNEPTrain::end_of_step()
 {
   if (act) {
@@ -482,7 +307,7 @@ void FixNEPTrain::end_of_step()
     if (frames >= next_round_at) {
       if (round_running) adopt_round();
       start_round();
-      next_round_at = frames + train_every;
+      next_round_at = frames + opt->train_every;
     }
   }
   schedule_next_sample();

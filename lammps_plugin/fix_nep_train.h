@@ -15,6 +15,13 @@
 #include <string>
 #include <vector>
 
+namespace nep_lmp {
+struct FixNEPTrainSettings;
+}
+namespace nep {
+struct TrainingFrame;
+}
+
 namespace LAMMPS_NS {
 
 class FixNEPTrain : public Fix {
@@ -36,26 +43,13 @@ class FixNEPTrain : public Fix {
   double memory_usage() override;
 
   struct Impl;      // rank-0 state: buffer, trainer thread, selection model (fix_nep_train_impl.h)
-  struct Active;    // mode active, every rank: committee evaluators, teacher control (same header)
+  struct Active;    // mode active, every rank: committee, teacher, the policy controller (same header)
 
  private:
   std::unique_ptr<Impl> impl;
   std::unique_ptr<Active> act;    // null in passive mode
-  // ---- settings (same on every rank)
-  int every = 0;                   // sample every this many steps
-  std::string buffer_path, model_path, input_path, start_path;
-  std::string history_path;        // JSON lines, one event per line (rank 0); empty = none
-  bigint seed = 1;
-  int train_every = 10;            // a round is due every this many kept frames
-  int epochs = 0;                  // epochs per round (0: nep.in's epoch)
-  int min_updates = 0;             // at least this many optimiser updates per round (0: off)
-  bigint capacity = 1000;          // training frames held in memory (reservoir)
-  double heldout = 0.1;            // held-out fraction
-  double select_threshold = -1.0;  // select error X (eV/A); < 0: keep every frame
-  int threads = 1, nice = 0;
-  bool deploy = false;
-  bool keep_rounds = false;        // also write MODEL.roundN for every adopted round
-  std::vector<std::string> type_elements;    // element of each LAMMPS type (1-based: [t-1])
+  // ---- settings (same on every rank): the keyword table's (fix_nep_train_settings.cpp)
+  std::unique_ptr<nep_lmp::FixNEPTrainSettings> opt;
 
   // ---- state (same on every rank)
   bigint next_sample = -1;         // step of the next sample
@@ -78,6 +72,7 @@ class FixNEPTrain : public Fix {
   int reverse_width = 3;           // what pack/unpack_reverse_comm carry: 3 (fcopy) or 3M (committee)
 
   void parse_args(int narg, char **arg);    // fix_nep_train_args.cpp
+  void read_nep_in();                       // nep.in on rank 0, its elements checked on every rank
   void schedule_next_sample();
   void set_sampling_masks(bool sampling_next);
   void request_tally(bigint step);
@@ -93,13 +88,13 @@ class FixNEPTrain : public Fix {
   // (xx yy zz xy xz yz) -> checked frame on rank 0, scored with the current model, buffered
   // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax)
   FrameOutcome take_frame(const double ev_local[7], bool active_frame);
+  bool gather_frame(const double ev_total[7], nep::TrainingFrame &fr, std::vector<int> &types);
+  void score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se, double &max_err);
   // ---- mode active (fix_nep_train_active.cpp)
   void active_init();
   void active_setup();
   void active_pre_reverse(int eflag, int vflag);
   void active_end_of_step();
-  void active_restart_pack(std::vector<double> &scalars, std::string &blob) const;
-  void active_restart_unpack(const double *scalars, const std::string &blob);
   double active_vector(int i) const;
   double committee_deviation();
   void call_teacher(int eflag, int vflag, bool keep_forces);

@@ -54,11 +54,11 @@ void FixNEPTrain::active_init()
     error->all(FLERR, "fix nep/train mode active: the teacher must be the only force (no bonds)");
   if (strncmp(force->pair_style, "hybrid", 6) != 0)
     error->all(FLERR, "fix nep/train mode active needs pair_style hybrid/overlay with the nep student and the "
-                      "teacher '{}' as sub-styles (pair_style is {})", act->teacher_name, force->pair_style);
-  act->teacher = force->pair_match(act->teacher_name, 1, 0);
+                      "teacher '{}' as sub-styles (pair_style is {})", opt->teacher, force->pair_style);
+  act->teacher = force->pair_match(opt->teacher, 1, 0);
   if (!act->teacher)
     error->all(FLERR, "fix nep/train: teacher '{}' is not a sub-style of pair_style {} (give it once)",
-               act->teacher_name, force->pair_style);
+               opt->teacher, force->pair_style);
   act->student = nullptr;
   for (int nsub = 1;; ++nsub) {
     Pair *p = force->pair_match("^nep", 0, nsub);
@@ -83,7 +83,6 @@ void FixNEPTrain::init_list(int, NeighList *ptr)
 // the driving sub-style is computed by pair hybrid, the other one not
 void FixNEPTrain::set_driver(bool teacher)
 {
-  act->teacher_drives = teacher;
   act->teacher->compute_flag = teacher ? 1 : 0;
   act->student->compute_flag = teacher ? 0 : 1;
 }
@@ -91,7 +90,7 @@ void FixNEPTrain::set_driver(bool teacher)
 // in init(), before the run's setup computes forces: who drives from the first force call
 void FixNEPTrain::active_setup()
 {
-  set_driver(act->teacher_drives || !act->have_committee());
+  set_driver(act->ctl.setup_driver(act->have_committee()));
   // the per-atom deviation (dump, compute reduce) reads 0 until a check step with a committee
   act->sigma.assign(std::max(atom->nmax, 1), 0.0);
   vector_atom = act->sigma.data();
@@ -105,13 +104,13 @@ void FixNEPTrain::adopt_committee(const std::vector<std::string> &members)
   if (model_text.empty() || static_cast<int>(members.size()) != act->members - 1) return;
   std::string err;
   try {
-    std::vector<nep::Model> models{nep::parse_model(model_text, model_path)};
+    std::vector<nep::Model> models{nep::parse_model(model_text, opt->model_path)};
     for (size_t k = 0; k < members.size(); ++k)
-      models.push_back(nep::parse_model(members[k], fmt::format("{}.member{}", model_path, k + 1)));
+      models.push_back(nep::parse_model(members[k], fmt::format("{}.member{}", opt->model_path, k + 1)));
     act->type_map.assign(atom->ntypes + 1, -1);
     for (int t = 1; t <= atom->ntypes; ++t)
       for (int k = 0; k < models[0].num_types(); ++k)
-        if (models[0].elements[k] == type_elements[t - 1]) act->type_map[t] = k;
+        if (models[0].elements[k] == opt->type_elements[t - 1]) act->type_map[t] = k;
     for (const auto &m : models) act->cores.push_back(std::make_unique<nep::HostCore>(m, false));
   } catch (std::exception &e) {
     err = e.what();
@@ -190,209 +189,79 @@ void FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
 
 void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
 {
+  nep::ActiveController &ctl = act->ctl;
   const bigint step = update->ntimestep;
-  ++act->steps;
-  if (act->teacher_drives) {    // pair hybrid computed the teacher this step
-    ++act->teacher_evals;
-    ++act->teacher_steps;
-  }
+  ctl.count_step();
   if (step != next_sample) return;
   if (update->eflag_global != step || update->vflag_global != step)
     error->all(FLERR, "fix nep/train: energy and virial were not tallied on step {} (a fix or run option "
                "suppressed them)", step);
-  ++act->checks;
   const bool committee = act->have_committee();
   if (!committee) {    // no committee yet: per-atom deviation 0 (the vector stays valid for dumps)
     act->sigma.assign(std::max(atom->nmax, 1), 0.0);
     vector_atom = act->sigma.data();
   }
   const double sigma = committee ? committee_deviation() : 0.0;
-  act->last_sigma = sigma;
-  const double k = act->calib_factor;
-  const double scaled = act->true_units ? k * sigma : sigma;    // compared with lo and hi
-  const double miss_above = act->true_units ? act->lo : k * act->lo;    // the trust statement, in true error
-  const bool budget_ok = act->budget < 0 || act->teacher_evals < act->budget;
-  const bool gap_ok = act->last_call_step < 0 || step - act->last_call_step >= act->gap;
-
-  const char *reason = nullptr;
-  bool take_over = false;
-  if (act->teacher_drives) {
-    copy_forces();    // the teacher's own forces, this step's driver
-    reason = "driving";
-  } else if (scaled >= act->hi && budget_ok) {
-    reason = "upper";
-    take_over = true;
-  } else if (scaled >= act->lo && budget_ok && gap_ok) {
-    reason = "lower";
-  } else if (scaled < act->lo && budget_ok && gap_ok && nep::audit_draw(static_cast<uint64_t>(seed), step, act->audit)) {
-    reason = "audit";
-  } else if (scaled >= act->hi && !budget_ok && !act->budget_warned) {
-    act->budget_warned = true;
-    if (comm->me == 0)
-      error->warning(FLERR, "fix nep/train: step {}: the teacher budget ({} evaluations) is spent; the student keeps "
-                     "driving although the deviation {:.3g} exceeds the upper threshold", step, act->budget, scaled);
-  }
-
-  if (reason && !act->teacher_drives) {
-    call_teacher(eflag, vflag, take_over);
-    ++act->teacher_evals;
-    ++act->teacher_steps;
-    act->last_call_step = step;
-  }
-  FrameOutcome out;
-  if (reason) {
-    const Pair *src = act->teacher_drives ? force->pair : act->teacher;
+  const nep::CheckPlan plan = ctl.plan_check(step, sigma, committee, rounds);
+  if (plan.warn_budget && comm->me == 0)
+    error->warning(FLERR, "fix nep/train: step {}: the teacher budget ({} evaluations) is spent; the student keeps "
+                   "driving although the deviation {:.3g} exceeds the upper threshold", step, ctl.settings().budget,
+                   plan.deviation);
+  if (plan.reason == nep::TeacherReason::Driving) copy_forces();    // the teacher's own forces, this step's driver
+  if (plan.compute_teacher) call_teacher(eflag, vflag, plan.teacher_forces);
+  if (plan.reason != nep::TeacherReason::None) {
+    const Pair *src = plan.compute_teacher ? act->teacher : force->pair;
     double ev[7] = {src->eng_vdwl + src->eng_coul, 0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 6; ++c) ev[1 + c] = src->virial[c];
-    out = take_frame(ev, true);
-    if (committee && comm->me == 0) {
-      impl->calibration.add(sigma, out.max_err);
-      act->calib_factor = impl->calibration.factor();
-    }
-    MPI_Bcast(&act->calib_factor, 1, MPI_DOUBLE, 0, world);
-    if (std::strcmp(reason, "audit") == 0) {
-      ++act->audits;
-      if (out.max_err > miss_above) ++act->audit_misses;
-    }
+    const FrameOutcome out = take_frame(ev, true);
+    ctl.record_label(plan, committee, sigma, out.max_err);
     if (comm->me == 0)
       history_event(fmt::format("\"event\":\"teacher\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"
                                 "\"true_max_err_eV_per_A\":{:.9g},\"true_rmse_f_eV_per_A\":{:.9g},\"kept\":{},"
                                 "\"driver\":\"{}\",\"teacher_evaluations\":{}",
-                                step, reason, sigma, out.max_err, out.rmse, out.kept ? "true" : "false",
-                                act->teacher_drives || take_over ? "teacher" : "student", act->teacher_evals));
+                                step, nep::reason_name(plan.reason), sigma, out.max_err, out.rmse,
+                                out.kept ? "true" : "false", plan.teacher_drove ? "teacher" : "student",
+                                ctl.teacher_evaluations()));
     if (out.kept) sampled_now = true;
-  }
-  if (take_over) {
-    act->switch_pending = true;
-    act->rounds_at_handover = rounds;
-  } else if (act->teacher_drives && committee && rounds > act->rounds_at_handover && scaled < act->lo) {
-    act->switch_pending = true;    // a newer model is trusted here: the student drives again
   }
   if (comm->me == 0 && committee)
     history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
-                              sigma, act->teacher_drives || take_over ? "teacher" : "student"));
+                              sigma, plan.teacher_drove ? "teacher" : "student"));
 }
 
 void FixNEPTrain::active_end_of_step()
 {
+  nep::ActiveController &ctl = act->ctl;
   const bigint step = update->ntimestep;
-  if (act->switch_pending) {
-    act->switch_pending = false;
-    set_driver(!act->teacher_drives);
-    // a round started while the student drove is adopted soon now: every step costs the teacher
-    if (act->teacher_drives && round_running) {
-      const bigint due = step + act->adopt_after;
-      act->round_adopt_step = std::min(act->round_adopt_step, (due + every - 1) / every * every);
-    }
+  if (ctl.take_handover(step, round_running)) {
+    set_driver(ctl.teacher_drives());
     if (comm->me == 0) {
       utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
-                     step, act->teacher_drives ? "teacher" : "student", act->last_sigma);
+                     step, ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation());
       history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"{}\",\"max_dev_eV_per_A\":{:.9g}", step,
-                                act->teacher_drives ? "teacher" : "student", act->last_sigma));
+                                ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation()));
     }
   }
   sampled_now = false;
-  if (round_running && step >= act->round_adopt_step) adopt_round();
-  // while the teacher drives (from the start, or after a takeover) frames arrive at every check
-  // step: rounds come every first_round frames then, to hand back soon
-  const bigint due_frames = act->teacher_drives && act->first_round > 0 ? act->first_round : train_every;
-  if (!round_running && frames - act->round_started_frames >= due_frames) {
+  if (ctl.adoption_due(step, round_running)) adopt_round();
+  if (ctl.round_due(frames, round_running)) {
     start_round();
-    if (round_running) {
-      act->round_started_frames = frames;
-      // adopted on a step where end_of_step runs (a multiple of every): soon while the teacher
-      // drives (every step costs a teacher evaluation), later while the student does (MD need not wait)
-      const bigint due = step + (act->teacher_drives ? act->adopt_after : act->adopt_after_student);
-      act->round_adopt_step = (due + every - 1) / every * every;
-    }
+    if (round_running) ctl.round_started(step, frames);
   }
   schedule_next_sample();
 }
 
 double FixNEPTrain::active_vector(int i) const
 {
+  const nep::ActiveController &ctl = act->ctl;
   switch (i) {
-    case 7: return static_cast<double>(act->teacher_evals);
-    case 8: return act->steps > 0 ? static_cast<double>(act->teacher_steps) / static_cast<double>(act->steps) : 0.0;
-    case 9: return act->last_sigma;
-    case 10: return act->teacher_drives ? 1.0 : 0.0;
-    case 11: return static_cast<double>(act->audit_misses);
-    case 12: return act->calib_factor;
-    case 13: return static_cast<double>(act->audits);
+    case 7: return static_cast<double>(ctl.teacher_evaluations());
+    case 8: return ctl.teacher_step_fraction();
+    case 9: return ctl.last_deviation();
+    case 10: return ctl.teacher_drives() ? 1.0 : 0.0;
+    case 11: return static_cast<double>(ctl.audit_misses());
+    case 12: return ctl.calibration_factor();
+    case 13: return static_cast<double>(ctl.audits());
     default: return 0.0;
-  }
-}
-
-/* ---- restart: counters, driver, committee members, calibration pairs ---- */
-
-void FixNEPTrain::active_restart_pack(std::vector<double> &s, std::string &blob) const
-{
-  s = {double(act->teacher_drives), double(act->steps), double(act->teacher_evals), double(act->teacher_steps),
-       double(act->checks), double(act->audits), double(act->audit_misses), double(act->exploded),
-       double(act->last_call_step), act->last_sigma, double(act->rounds_at_handover),
-       double(act->round_started_frames), double(act->round_adopt_step), act->calib_factor};
-  auto put = [&](const void *p, size_t n) { blob.append(static_cast<const char *>(p), n); };
-  const uint64_t nm = act->member_text.size();
-  put(&nm, sizeof(nm));
-  for (const auto &t : act->member_text) {
-    const uint64_t n = t.size();
-    put(&n, sizeof(n));
-    put(t.data(), t.size());
-  }
-  // calibration pairs: rank 0's
-  std::vector<double> pred, truth;
-  if (comm->me == 0) {
-    pred = impl->calibration.predicted();
-    truth = impl->calibration.true_errors();
-  }
-  const uint64_t np = pred.size();
-  put(&np, sizeof(np));
-  put(pred.data(), np * sizeof(double));
-  put(truth.data(), np * sizeof(double));
-}
-
-void FixNEPTrain::active_restart_unpack(const double *s, const std::string &blob)
-{
-  act->teacher_drives = s[0] != 0.0;
-  act->steps = static_cast<bigint>(s[1]);
-  act->teacher_evals = static_cast<bigint>(s[2]);
-  act->teacher_steps = static_cast<bigint>(s[3]);
-  act->checks = static_cast<bigint>(s[4]);
-  act->audits = static_cast<bigint>(s[5]);
-  act->audit_misses = static_cast<bigint>(s[6]);
-  act->exploded = static_cast<bigint>(s[7]);
-  act->last_call_step = static_cast<bigint>(s[8]);
-  act->last_sigma = s[9];
-  act->rounds_at_handover = static_cast<int>(s[10]);
-  act->round_started_frames = static_cast<bigint>(s[11]);
-  act->round_adopt_step = static_cast<bigint>(s[12]);
-  act->calib_factor = s[13];
-  size_t pos = 0;
-  auto get = [&](void *p, size_t n) {
-    if (pos + n > blob.size()) error->all(FLERR, "fix nep/train: truncated mode active restart data");
-    memcpy(p, blob.data() + pos, n);
-    pos += n;
-  };
-  uint64_t nm = 0;
-  get(&nm, sizeof(nm));
-  act->member_text.assign(nm, std::string());
-  for (auto &t : act->member_text) {
-    uint64_t n = 0;
-    get(&n, sizeof(n));
-    t.resize(n);
-    if (n) get(&t[0], n);
-  }
-  uint64_t np = 0;
-  get(&np, sizeof(np));
-  std::vector<double> pred(np), truth(np);
-  if (np) {
-    get(pred.data(), np * sizeof(double));
-    get(truth.data(), np * sizeof(double));
-  }
-  impl->calibration.assign(pred, truth);
-  if (!act->member_text.empty() && comm->me == 0) {
-    impl->members.clear();
-    for (size_t k = 0; k < act->member_text.size(); ++k)
-      impl->members.push_back(nep::parse_model(act->member_text[k], "restart file committee member"));
   }
 }

@@ -44,9 +44,9 @@ void FixNEPTrain::start_round()
         in.has_start = impl->model != nullptr;
         if (in.has_start) in.start = *impl->model;
         in.round = static_cast<uint64_t>(rounds) + 1;
-        in.epochs = epochs;
-        in.min_updates = min_updates;
-        in.threads = threads;
+        in.epochs = opt->epochs;
+        in.min_updates = opt->min_updates;
+        in.threads = opt->threads;
         if (act) {    // the committee: members warm-start from their previous models (or the start model)
           in.committee = act->members;
           if (!impl->members.empty()) in.member_starts = impl->members;
@@ -55,7 +55,7 @@ void FixNEPTrain::start_round()
         utils::logmesg(lmp, "fix nep/train: round {} started at step {} on {} training + {} held-out frames\n",
                        rounds + 1, update->ntimestep, in.train.size(), in.heldout.size());
         impl->round_started_step = update->ntimestep;
-        impl->worker.start(std::move(in), nice);
+        impl->worker.start(std::move(in), opt->nice);
         started = 1;
       }
     } catch (std::exception &e) {
@@ -81,17 +81,17 @@ void FixNEPTrain::adopt_round()
       impl->members = r.members;
       for (size_t k = 0; k < r.members.size(); ++k) {
         member_texts.push_back(nep::format_model(r.members[k]));
-        nep::write_model(r.members[k], fmt::format("{}.member{}", model_path, k + 1));
-        if (keep_rounds) nep::write_model(r.members[k], fmt::format("{}.round{}.member{}", model_path, rounds + 1, k + 1));
+        nep::write_model(r.members[k], fmt::format("{}.member{}", opt->model_path, k + 1));
+        if (opt->keep_rounds) nep::write_model(r.members[k], fmt::format("{}.round{}.member{}", opt->model_path, rounds + 1, k + 1));
       }
       const double waited_s = MPI_Wtime() - t0;
       if (r.reverted)
         error->warning(FLERR, "fix nep/train: round {} did not improve the model on its training frames; keeping "
-                       "the previous model (if this repeats, lower lr in {})", rounds + 1, input_path);
-      impl->set_model(r.model, type_elements);
+                       "the previous model (if this repeats, lower lr in {})", rounds + 1, opt->input_path);
+      impl->set_model(r.model, opt->type_elements);
       model_text = nep::format_model(*impl->model);
-      nep::write_model(*impl->model, model_path);
-      if (keep_rounds) nep::write_model(*impl->model, fmt::format("{}.round{}", model_path, rounds + 1));
+      nep::write_model(*impl->model, opt->model_path);
+      if (opt->keep_rounds) nep::write_model(*impl->model, fmt::format("{}.round{}", opt->model_path, rounds + 1));
       m[0] = 1e3 * r.train_rmse_f;
       m[1] = 1e3 * r.heldout_rmse_f;
       m[2] = 1e3 * r.heldout_rmse_e;
@@ -109,7 +109,7 @@ void FixNEPTrain::adopt_round()
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
                      rounds + 1, update->ntimestep, r.epochs, r.seconds, r.n_train, m[0], m[3], r.n_heldout, m[1], m[2],
-                     waited ? fmt::format("MD waited {:.1f} s; ", waited_s) : "", model_path);
+                     waited ? fmt::format("MD waited {:.1f} s; ", waited_s) : "", opt->model_path);
     } catch (std::exception &e) {
       err = e.what();
     }
@@ -129,7 +129,7 @@ void FixNEPTrain::adopt_round()
   round_running = false;
   fresh_se = 0.0;    // fresh-frame errors restart with the new model
   fresh_n = 0;
-  if (deploy) deploy_model();
+  if (opt->deploy) deploy_model();
   if (act) adopt_committee(member_texts);
 }
 
@@ -137,7 +137,7 @@ void FixNEPTrain::deploy_model()
 {
   nep::Model m;
   try {
-    m = nep::parse_model(model_text, model_path);
+    m = nep::parse_model(model_text, opt->model_path);
   } catch (std::exception &e) {
     error->all(FLERR, "fix nep/train: cannot deploy: {}", e.what());
   }
@@ -164,10 +164,10 @@ void FixNEPTrain::deploy_model()
 // twice (readers keep the last line of each round number).
 void FixNEPTrain::history_event(const std::string &fields)
 {
-  if (comm->me != 0 || history_path.empty()) return;
-  FILE *fp = fopen(history_path.c_str(), "a");
+  if (comm->me != 0 || opt->history_path.empty()) return;
+  FILE *fp = fopen(opt->history_path.c_str(), "a");
   if (!fp) {
-    error->warning(FLERR, "fix nep/train: cannot append to history file {}: {}", history_path, strerror(errno));
+    error->warning(FLERR, "fix nep/train: cannot append to history file {}: {}", opt->history_path, strerror(errno));
     return;
   }
   fmt::print(fp, "{{{},\"wall_seconds\":{:.6g}}}\n", fields, MPI_Wtime() - created_at);

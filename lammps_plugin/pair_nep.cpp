@@ -21,6 +21,7 @@
 #include "nep/model.hpp"
 #include "nep_lammps_compat.h"
 #include "nep_plugin_common.h"
+#include "pair_nep_settings.h"
 
 #include <cmath>
 #include <cstring>
@@ -57,32 +58,20 @@ void PairNEP::allocate()
   memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
 }
 
-// pair_style nep [precision double|float] [cutoff R]     (also: pair_style nep FILE, NEP_CPU's form)
+// pair_style nep [precision double|float] [cutoff R]     (also: pair_style nep FILE, NEP_CPU's form);
+// the keywords are pair_nep_settings.cpp's table
 void PairNEP::settings(int narg, char **arg)
 {
-  single_precision = false;
-  legacy_model_file.clear();
-  cutoff_setting = 0.0;
-  int iarg = 0;
-  while (iarg < narg) {
-    if (strcmp(arg[iarg], "cutoff") == 0) {
-      if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style nep command: cutoff needs a value (Angstrom)");
-      cutoff_setting = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
-      if (!(cutoff_setting > 0.0)) error->all(FLERR, "Illegal pair_style nep command: cutoff must be positive");
-      iarg += 2;
-    } else if (strcmp(arg[iarg], "precision") == 0) {
-      if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style nep command: precision needs double or float");
-      if (strcmp(arg[iarg + 1], "double") == 0) single_precision = false;
-      else if (strcmp(arg[iarg + 1], "float") == 0) single_precision = true;
-      else error->all(FLERR, "Illegal pair_style nep command: unknown precision '{}'", arg[iarg + 1]);
-      iarg += 2;
-    } else if (iarg == 0) {    // NEP_CPU's "pair_style nep FILE"
-      legacy_model_file = arg[iarg];
-      iarg += 1;
-    } else {
-      error->all(FLERR, "Illegal pair_style nep command: unknown keyword '{}'", arg[iarg]);
-    }
+  nep_lmp::PairNEPSettings ps;
+  try {
+    ps = nep_lmp::parse_pair_nep(std::vector<std::string>(arg, arg + narg));
+  } catch (std::exception &e) {
+    error->all(FLERR, "Illegal pair_style {} command: {}. Usage: {}", style_name, e.what(),
+               nep_lmp::pair_nep_usage(style_name));
   }
+  single_precision = ps.single_precision;
+  legacy_model_file = ps.legacy_model_file;
+  cutoff_setting = ps.cutoff;
 }
 
 // pair_coeff * * model.txt El1 El2 ...   (NULL for types not handled here)
@@ -142,16 +131,11 @@ void PairNEP::coeff(int narg, char **arg)
                      ntypes, nep_lmp::join(names));
   }
   type_names = names;
-  type_map.assign(ntypes + 1, -1);
-  for (int t = 1; t <= ntypes; ++t) {
-    const std::string &el = names[t - 1];
-    if (el == "NULL") continue;
-    for (int k = 0; k < model->num_types(); ++k)
-      if (model->elements[k] == el) type_map[t] = k;
-    if (type_map[t] < 0)
-      error->all(FLERR, "pair_coeff: element '{}' (atom type {}) is not in NEP model {} (elements: {})", el, t, file,
-                 nep_lmp::join(model->elements));
-  }
+  int missing = -1;
+  type_map = nep::map_types(*model, names, &missing);
+  if (missing >= 0)
+    error->all(FLERR, "pair_coeff: element '{}' (atom type {}) is not in NEP model {} (elements: {})", names[missing],
+               missing + 1, file, nep_lmp::join(model->elements));
   for (int i = 1; i <= ntypes; ++i)
     for (int j = i; j <= ntypes; ++j) setflag[i][j] = (type_map[i] >= 0 && type_map[j] >= 0) ? 1 : 0;
   try {
@@ -186,15 +170,11 @@ bool PairNEP::replace_model(const nep::Model &m, std::string &why)
     why = fmt::format("the new model's cutoff {} A exceeds the {} A the neighbour lists use", m.cutoff_max(), cutmax);
     return false;
   }
-  std::vector<int> new_map(type_map.size(), -1);
-  for (size_t t = 1; t < type_map.size(); ++t) {
-    if (type_map[t] < 0) continue;
-    for (int k = 0; k < m.num_types(); ++k)
-      if (m.elements[k] == type_names[t - 1]) new_map[t] = k;
-    if (new_map[t] < 0) {
-      why = fmt::format("element '{}' (atom type {}) is not in the new model", type_names[t - 1], t);
-      return false;
-    }
+  int missing = -1;
+  const std::vector<int> new_map = nep::map_types(m, type_names, &missing);
+  if (missing >= 0) {
+    why = fmt::format("element '{}' (atom type {}) is not in the new model", type_names[missing], missing + 1);
+    return false;
   }
   auto old_model = std::move(model);
   auto old_map = type_map;

@@ -93,7 +93,14 @@ struct Model {
   int ann_offset(int t) const { return t * ann_stride(); }
   int ann_b1_offset() const { return num_ann_parameters() - 1; }
   ModelSizes sizes() const;
+  // The model's type index of an element, -1 when the model does not have it.
+  int type_of(const std::string& element) const;
 };
+
+// The model type of each named type, LAMMPS-style (1-based: map[t] is names[t-1]'s type, map[0]
+// unused, -1 for "NULL"); *missing (if given) receives the 0-based index of the first name the
+// model does not have, -1 when it has them all (those entries are -1 too).
+std::vector<int> map_types(const Model& m, const std::vector<std::string>& names, int* missing = nullptr);
 
 // Parse a GPUMD nep.txt. Throws nep::Error "file:line: message" on anything it does not accept.
 Model read_model(const std::string& path);

@@ -38,6 +38,23 @@ ModelSizes Model::sizes() const {
   return z;
 }
 
+int Model::type_of(const std::string& element) const {
+  for (int k = 0; k < num_types(); ++k)
+    if (elements[k] == element) return k;
+  return -1;
+}
+
+std::vector<int> map_types(const Model& m, const std::vector<std::string>& names, int* missing) {
+  std::vector<int> map(names.size() + 1, -1);
+  if (missing) *missing = -1;
+  for (size_t t = 0; t < names.size(); ++t) {
+    if (names[t] == "NULL") continue;
+    map[t + 1] = m.type_of(names[t]);
+    if (map[t + 1] < 0 && missing && *missing < 0) *missing = static_cast<int>(t);
+  }
+  return map;
+}
+
 int Model::ann_block_size() const { return (dim() + 2) * num_neurons + (version == 5 ? 1 : 0); }
 
 int Model::num_ann_parameters() const { return ann_block_size() * (version == 3 ? 1 : num_types()) + 1; }

@@ -20,9 +20,7 @@ Structure structure_from_frame(const XyzFrame& fr, const Model& model, const std
   s.x = pos->values;
   s.type.resize(fr.natoms);
   for (int i = 0; i < fr.natoms; ++i) {
-    int t = -1;
-    for (int k = 0; k < model.num_types(); ++k)
-      if (model.elements[k] == sp->text[i]) t = k;
+    const int t = model.type_of(sp->text[i]);
     if (t < 0) {
       std::string els;
       for (const auto& e : model.elements) els += " " + e;

@@ -19,9 +19,8 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
   for (const auto& f : frames) {
     std::vector<int> t(f.natoms());
     for (int i = 0; i < f.natoms(); ++i) {
-      int k = 0;
-      while (k < m.num_types() && m.elements[k] != f.species[i]) ++k;
-      if (k == m.num_types())
+      const int k = m.type_of(f.species[i]);
+      if (k < 0)
         throw file_error(name, f.source_line + 2 + i, "element '" + f.species[i] + "' is not in the model's 'type' list");
       t[i] = k;
     }

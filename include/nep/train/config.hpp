@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nep/keyword_table.hpp"
 #include "nep/model.hpp"
 
 namespace nep {
@@ -53,6 +54,10 @@ struct TrainConfig {
 };
 
 TrainConfig parse_train_config(const std::string& text, const std::string& name);
+// The keyword table parse_train_config reads by, writing into `c` (the cutoff values go to
+// `cutoff_values`, resolved per type afterwards); docs/nep_train.md's keyword table is tested
+// equal to it
+KeywordTable train_config_keywords(TrainConfig& c, std::vector<double>& cutoff_values);
 TrainConfig read_train_config(const std::string& path);
 
 // A model with the configured architecture and all parameters zero (q_scaler = 1).

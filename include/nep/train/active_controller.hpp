@@ -1,0 +1,134 @@
+// The active-learning policy of fix nep/train mode active, free of LAMMPS and MPI
+// (docs/fix_nep_train.rst, "Mode active"). It owns the thresholds, gap, budget, audits,
+// calibration, who drives the MD and every counter, and decides on each check step what happens;
+// the fix does what only LAMMPS can (evaluate the committee and the teacher, gather atoms, MPI,
+// thermo). Every rank keeps an identical copy: each is fed the same reduced values.
+//
+// A check step (every `every` steps), given sigma = max over atoms of the committee's force
+// deviation (compared as k * sigma with `threshold ... true`, k the calibration factor):
+//   teacher driving:   its frame is labelled ("driving"); the student takes over again once a round
+//                      adopted after the take-over brings the deviation below LO
+//   student driving:   deviation >= HI (budget left)            -> "upper": the teacher is computed,
+//                                                                 its forces replace the student's
+//                                                                 this step, it drives from the next
+//                      LO <= deviation < HI (budget, gap ok)    -> "lower": teacher computed for labels
+//                      deviation < LO (budget, gap ok, audit draw of (seed, Audit, step) < P)
+//                                                               -> "audit": same, to measure misses
+// Rounds in mode active start when `first_round` (teacher driving) or `train_every` frames arrived
+// since the last start and are adopted `adopt_after` (teacher) or `adopt_after_student` steps
+// later, rounded up to a check step: fixed points, so a run never depends on timing.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "nep/train/otf_active.hpp"
+
+namespace nep {
+
+class StateRecord;
+
+struct ActiveSettings {
+  int members = 4;               // committee size M: the driving model and M-1 members
+  double lo = 0.05, hi = 0.25;   // deviation thresholds (eV/Angstrom)
+  bool true_units = false;       // thresholds compare with the calibrated deviation
+  int64_t gap = 0;               // fewest steps between two teacher calls for labels or audits
+  int64_t budget = -1;           // teacher evaluations allowed in all (-1: no limit)
+  double audit = 0.0;            // probability of auditing a trusted check step
+  int64_t adopt_after = 0;       // steps from a round's start to its adoption, teacher driving
+  int64_t adopt_after_student = 0;  // ... student driving
+  int64_t first_round = 0;       // frames per round while the teacher drives (0: train_every)
+  double fmax = 20.0;            // a teacher frame with a force component above this is not buffered
+};
+
+// Why the teacher labels a check step's frame
+enum class TeacherReason { None, Driving, Upper, Lower, Audit };
+const char* reason_name(TeacherReason r);   // "none", "driving", "upper", "lower", "audit"
+
+// What the fix does on a check step
+struct CheckPlan {
+  TeacherReason reason = TeacherReason::None;   // None: no teacher frame this step
+  bool compute_teacher = false;   // the student drives: compute the teacher now
+  bool teacher_forces = false;    // its forces, energy and virial replace the student's this step
+  bool warn_budget = false;       // warn (once per run): budget spent, deviation above HI
+  double deviation = 0.0;         // sigma as compared with the thresholds
+  bool teacher_drove = false;     // the teacher drives this step (before or by this plan)
+};
+
+class ActiveController {
+ public:
+  // seed: the fix's seed (the audit stream); every: steps between check steps; train_every:
+  // frames per round (passive default)
+  ActiveController(const ActiveSettings& s, uint64_t seed, int64_t every, int64_t train_every);
+  const ActiveSettings& settings() const { return s_; }
+
+  // ---- set-up and every step
+  // A new run (not from a restart) starts with the student driving only if a committee exists.
+  void begin_fresh_run(bool committee) { teacher_drives_ = !committee; }
+  // Who drives from the run's first force call: the teacher also whenever there is no committee.
+  bool setup_driver(bool committee);
+  bool teacher_drives() const { return teacher_drives_; }
+  void count_step();                         // every step, before a check: counts teacher-driven steps
+
+  // ---- a check step
+  // max_deviation: max over all atoms of the committee deviation (0 without a committee);
+  // rounds: rounds adopted so far. Counts the teacher call the plan makes, and decides whether
+  // the driver changes at the end of this step (take_handover).
+  CheckPlan plan_check(int64_t step, double max_deviation, bool committee, int rounds);
+  // A teacher frame with this largest force component may be buffered (not exploded)
+  bool within_fmax(double max_force_component) const { return max_force_component <= s_.fmax; }
+  void count_exploded() { ++exploded_; }
+  // The labelled frame's outcome: the student's true error (max over atoms of |F_student -
+  // F_teacher|) pairs with the committee's deviation (calibration), and an audit whose true error
+  // exceeds LO in true-error units counts as a miss.
+  void record_label(const CheckPlan& plan, bool committee, double max_deviation, double true_max_error);
+
+  // ---- end of a step
+  // The hand-over planned on this step's check, if any: flips the driver and returns true. A round
+  // running when the teacher takes over is then adopted sooner (adopt_after from now).
+  bool take_handover(int64_t step, bool round_running);
+  bool adoption_due(int64_t step, bool round_running) const { return round_running && step >= round_adopt_step_; }
+  bool round_due(int64_t frames, bool round_running) const;
+  void round_started(int64_t step, int64_t frames);
+
+  // ---- thermo and history
+  int64_t teacher_evaluations() const { return teacher_evals_; }
+  double teacher_step_fraction() const;
+  double last_deviation() const { return last_sigma_; }
+  int64_t audits() const { return audits_; }
+  int64_t audit_misses() const { return audit_misses_; }
+  int64_t exploded() const { return exploded_; }
+  int64_t checks() const { return checks_; }
+  double calibration_factor() const { return calib_factor_; }
+  const Calibration& calibration() const { return calibration_; }
+
+  // ---- restart: every field of the state by name (settings come from the deck)
+  void save(StateRecord& r) const;
+  void restore(const StateRecord& r);
+  static constexpr const char* kStateName = "active-controller";
+  static constexpr int kStateVersion = 1;
+
+ private:
+  int64_t round_up_to_check(int64_t step) const { return (step + every_ - 1) / every_ * every_; }
+
+  ActiveSettings s_;
+  uint64_t seed_;
+  int64_t every_, train_every_;
+  bool teacher_drives_ = true;   // who computes this step's forces
+  bool switch_pending_ = false;  // hand the driving over at the end of this step
+  int64_t steps_ = 0, teacher_evals_ = 0, teacher_steps_ = 0, checks_ = 0;
+  int64_t audits_ = 0, audit_misses_ = 0, exploded_ = 0, last_call_step_ = -1;
+  double last_sigma_ = 0.0;      // latest max deviation (eV/A; 0 before the first committee)
+  int64_t rounds_at_handover_ = -1;   // rounds adopted when the teacher last took over (-1: never)
+  int64_t round_started_frames_ = 0, round_adopt_step_ = -1;
+  Calibration calibration_;
+  double calib_factor_ = 1.0;
+  bool budget_warned_ = false;
+
+  struct IntegerField {
+    const char* key;
+    int64_t ActiveController::*member;
+  };
+  static const IntegerField kIntegerFields[];
+};
+
+}  // namespace nep

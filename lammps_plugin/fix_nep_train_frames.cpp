@@ -1,0 +1,193 @@
+/* ----------------------------------------------------------------------
+   lammps-nep: fix nep/train's labelled frames: the teacher's forces, energy and virial of every
+   rank gathered to rank 0 in atom-ID order, checked (finite, fmax), scored with the current model
+   (the honest fresh-frame error, select error X) and appended to the buffer.
+------------------------------------------------------------------------- */
+
+#include "fix_nep_train.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "domain.h"
+#include "error.h"
+#include "update.h"
+
+#include "fix_nep_train_impl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <string>
+#include <vector>
+
+using namespace LAMMPS_NS;
+
+// Atoms of all ranks on rank 0 in atom-ID order as a labelled frame (teacher forces from fcopy,
+// energy and virial the sums of `ev_total`); `types` receives their LAMMPS types. Collective; the
+// frame is filled on rank 0 only. Returns whether every label and position is finite (rank 0).
+bool FixNEPTrain::gather_frame(const double ev_total[7], nep::TrainingFrame &fr, std::vector<int> &types)
+{
+  const int nlocal = atom->nlocal;
+  double **x = atom->x;
+  // per atom: tag, type, position (wrapped) relative to the box origin, teacher force
+  constexpr int W = 8;
+  std::vector<double> mine(static_cast<size_t>(W) * nlocal);
+  for (int i = 0; i < nlocal; ++i) {
+    double *m = &mine[static_cast<size_t>(W) * i];
+    m[0] = static_cast<double>(atom->tag[i]);
+    m[1] = atom->type[i];
+    // wrapped into the periodic cell as LAMMPS itself would (domain->remap), so a frame does not
+    // depend on when LAMMPS last re-neighboured (e.g. after read_restart)
+    double xi[3] = {x[i][0], x[i][1], x[i][2]};
+    domain->remap(xi);
+    for (int d = 0; d < 3; ++d) m[2 + d] = xi[d] - domain->boxlo[d];
+    for (int d = 0; d < 3; ++d) m[5 + d] = fcopy[3 * i + d];
+  }
+  int n = W * nlocal;
+  std::vector<int> counts(comm->nprocs), displs(comm->nprocs);
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
+  std::vector<double> all;
+  if (comm->me == 0) {
+    int total = 0;
+    for (int r = 0; r < comm->nprocs; ++r) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    all.resize(total);
+  }
+  MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
+  if (comm->me != 0) return true;
+
+  const bigint natoms = static_cast<bigint>(all.size() / W);
+  std::vector<bigint> order(natoms);
+  for (bigint k = 0; k < natoms; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](bigint a, bigint b) { return all[W * a] < all[W * b]; });
+  fr.species.resize(natoms);
+  fr.pos.resize(3 * natoms);
+  fr.forces.resize(3 * natoms);
+  types.resize(natoms);
+  bool finite = std::isfinite(ev_total[0]);
+  for (bigint k = 0; k < natoms; ++k) {
+    const double *m = &all[W * order[k]];
+    types[k] = static_cast<int>(m[1]);
+    fr.species[k] = opt->type_elements[types[k] - 1];
+    for (int d = 0; d < 3; ++d) {
+      fr.pos[3 * k + d] = m[2 + d];
+      fr.forces[3 * k + d] = m[5 + d];
+      finite = finite && std::isfinite(m[2 + d]) && std::isfinite(m[5 + d]);
+    }
+  }
+  const double h[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
+  std::copy(h, h + 9, fr.cell);
+  fr.pbc[0] = domain->xperiodic;
+  fr.pbc[1] = domain->yperiodic;
+  fr.pbc[2] = domain->zperiodic;
+  fr.has_energy = fr.has_forces = fr.has_virial = true;
+  fr.energy = ev_total[0];
+  // LAMMPS order xx yy zz xy xz yz -> row-major 3x3 (symmetric)
+  const int map9[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+  for (int c = 0; c < 9; ++c) {
+    fr.virial[c] = ev_total[1 + map9[c]];
+    finite = finite && std::isfinite(fr.virial[c]);
+  }
+  return finite;
+}
+
+// Rank 0: the current model on a frame it has never seen (honest error, and the selection rule):
+// the frame's summed squared force error and the largest per-atom force error
+void FixNEPTrain::score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se,
+                              double &max_err)
+{
+  const size_t natoms = types.size();
+  nep::Structure s;
+  s.type.resize(natoms);
+  for (size_t k = 0; k < natoms; ++k) s.type[k] = impl->model_type[types[k]];
+  s.x = fr.pos;
+  std::copy(fr.cell, fr.cell + 9, s.cell.h);
+  for (int d = 0; d < 3; ++d) s.cell.pbc[d] = fr.pbc[d];
+  const nep::Prediction p = impl->calc->compute(s, false);
+  se = 0.0;
+  max_err = 0.0;
+  for (size_t k = 0; k < 3 * natoms; ++k) se += (p.force[k] - fr.forces[k]) * (p.force[k] - fr.forces[k]);
+  for (size_t k = 0; k < natoms; ++k) {
+    double e2 = 0.0;
+    for (int d = 0; d < 3; ++d) e2 += std::pow(p.force[3 * k + d] - fr.forces[3 * k + d], 2);
+    max_err = std::max(max_err, std::sqrt(e2));
+  }
+}
+
+FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame)
+{
+  double mine_ev[7], tot[7];    // a copy: LAMMPS's STUBS MPI_Allreduce takes a non-const buffer
+  std::copy(ev, ev + 7, mine_ev);
+  MPI_Allreduce(mine_ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
+  nep::TrainingFrame fr;
+  std::vector<int> types;
+  const bool finite = gather_frame(tot, fr, types);
+
+  // rank 0: check, select, append. st: frames, rejected, fresh_se, fresh_n, kept, max error, rmse, exploded
+  double st[8] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n),
+                  0, 0, 0, 0};
+  std::string err, warn;
+  if (comm->me == 0) {
+    const bigint natoms = static_cast<bigint>(types.size());
+    double max_err = 0.0, frame_se = 0.0, fbig = 0.0;    // fbig: largest teacher force component
+    for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
+    bool keep = true;
+    if (!finite) {
+      keep = false;
+      ++rejected;
+      warn = fmt::format("fix nep/train: step {}: the teacher gave non-finite energy, virial, forces or positions; "
+                         "frame rejected (nothing else changed)", update->ntimestep);
+    } else if (active_frame && !act->ctl.within_fmax(fbig)) {
+      keep = false;    // an exploded structure: its labels would teach the model nothing it can use
+      ++rejected;
+      st[7] = 1.0;
+      warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
+                         "not buffered", update->ntimestep, fbig, act->ctl.settings().fmax);
+    }
+    if (finite && impl->calc) {
+      try {
+        score_frame(fr, types, frame_se, max_err);
+        fresh_se += frame_se;
+        fresh_n += 3 * natoms;
+        if (keep && opt->select_threshold >= 0.0 && std::sqrt(frame_se / (3.0 * natoms)) <= opt->select_threshold) {
+          keep = false;
+          ++rejected;
+        }
+      } catch (std::exception &e) {
+        err = e.what();
+      }
+    }
+    if (keep && err.empty()) {
+      try {
+        impl->buffer->add(fr);
+        frames = impl->buffer->frames();
+      } catch (std::exception &e) {
+        err = e.what();
+      }
+    }
+    st[0] = static_cast<double>(frames);
+    st[1] = static_cast<double>(rejected);
+    st[2] = fresh_se;
+    st[3] = static_cast<double>(fresh_n);
+    st[4] = keep && err.empty() ? 1.0 : 0.0;
+    st[5] = max_err;
+    st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
+  }
+  err = nep_bcast_string(err, world);
+  if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
+  if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
+  MPI_Bcast(st, 8, MPI_DOUBLE, 0, world);
+  frames = static_cast<bigint>(st[0]);
+  rejected = static_cast<bigint>(st[1]);
+  fresh_se = st[2];
+  fresh_n = static_cast<bigint>(st[3]);
+  if (st[7] != 0.0) act->ctl.count_exploded();
+  FrameOutcome out;
+  out.kept = st[4] != 0.0;
+  out.max_err = st[5];
+  out.rmse = st[6];
+  return out;
+}
+
