@@ -66,6 +66,52 @@ std::vector<TrainingFrame> load_frames(const train::Comm& comm, const std::strin
   return parse_training_xyz(text, which);
 }
 
+// --device cpu: the host kernel (OpenMP); kokkos: DeviceGradient on this build's Kokkos default
+// execution space; cuda: the same, and that space must be CUDA. Returns that space's name.
+std::string checked_device(const std::string& device) {
+  const std::string space = device_execution_space();
+  if (device != "cpu" && device != "kokkos" && device != "cuda")
+    throw Error("--device " + device + ": expected cpu, cuda or kokkos");
+  if (device == "cuda" && space != "Cuda")
+    throw Error("--device cuda: this build's Kokkos runs on " + space +
+                " (build with tools/cuda_build.sh for CUDA; --device kokkos runs the device kernels here)");
+  return space;
+}
+
+// The model training starts from: nep.in's fine_tune model (same architecture), else the
+// architecture with seeded initial parameters
+Model start_model(const TrainConfig& cfg, const std::string& dir, const train::Comm& comm) {
+  Model model = make_model_skeleton(cfg);
+  if (cfg.fine_tune.empty()) {
+    train::initialise_parameters(model, cfg.seed);
+    return model;
+  }
+  const std::string path = cfg.fine_tune[0] == '/' ? cfg.fine_tune : dir + "/" + cfg.fine_tune;
+  Model start = parse_model(root_text(comm, [&] { return detail::read_text_file(path); }), path);
+  if (start.elements != model.elements || start.dim() != model.dim() || start.num_neurons != model.num_neurons ||
+      start.version != model.version || start.c.size() != model.c.size())
+    throw Error(path + ": fine_tune model does not have the architecture nep.in describes");
+  return start;
+}
+
+// loss.out's line for this epoch: GPUMD's columns (loss, L1 and L2 terms, train and test RMSEs)
+train::LossLine loss_line(const train::TrainState& st, double epoch_loss, const train::Optimizer& opt,
+                          const train::SetResult& tr, const train::SetResult& te) {
+  train::LossLine ll;
+  ll.epoch = st.epoch;
+  ll.total = epoch_loss;
+  ll.l1 = opt.l1_term();
+  ll.l2 = opt.l2_term();
+  const train::ErrorSums* sums[2] = {&tr.err, &te.err};
+  for (int k = 0; k < 2; ++k) {
+    ll.rmse[3 * k] = train::rmse(sums[k]->se_e, sums[k]->n_e);
+    ll.rmse[3 * k + 1] = train::rmse(sums[k]->se_f, sums[k]->n_f);
+    ll.rmse[3 * k + 2] = train::rmse(sums[k]->se_v, sums[k]->n_v);
+  }
+  ll.lr = st.lr;
+  return ll;
+}
+
 }  // namespace
 
 void run_training(const TrainOptions& o, std::ostream& log) {
@@ -74,31 +120,14 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   std::ostringstream quiet;
   std::ostream& out = comm.root() ? log : quiet;  // one rank talks and writes files
   const auto t_start = std::chrono::steady_clock::now();
-  // --device cpu: the host kernel (OpenMP); kokkos: DeviceGradient on this build's Kokkos default
-  // execution space; cuda: the same, and that space must be CUDA
-  const std::string space = device_execution_space();
-  if (o.device != "cpu" && o.device != "kokkos" && o.device != "cuda")
-    throw Error("--device " + o.device + ": expected cpu, cuda or kokkos");
-  if (o.device == "cuda" && space != "Cuda")
-    throw Error("--device cuda: this build's Kokkos runs on " + space +
-                " (build with tools/cuda_build.sh for CUDA; --device kokkos runs the device kernels here)");
+  const std::string space = checked_device(o.device);
   const bool on_device = o.device != "cpu";
   const std::string nep_in = o.dir + "/nep.in";
   TrainConfig cfg = parse_train_config(root_text(comm, [&] { return detail::read_text_file(nep_in); }), nep_in);
   if (o.seed_given) cfg.seed = o.seed;
   for (const auto& w : cfg.warnings) out << "warning: " << w << "\n";
 
-  Model model = make_model_skeleton(cfg);
-  if (!cfg.fine_tune.empty()) {
-    const std::string path = cfg.fine_tune[0] == '/' ? cfg.fine_tune : o.dir + "/" + cfg.fine_tune;
-    Model start = parse_model(root_text(comm, [&] { return detail::read_text_file(path); }), path);
-    if (start.elements != model.elements || start.dim() != model.dim() || start.num_neurons != model.num_neurons ||
-        start.version != model.version || start.c.size() != model.c.size())
-      throw Error(path + ": fine_tune model does not have the architecture nep.in describes");
-    model = start;
-  } else {
-    initialise_parameters(model, cfg.seed);
-  }
+  Model model = start_model(cfg, o.dir, comm);
   const bool fresh_scaler = cfg.fine_tune.empty();
 
   std::string train_name, test_name;
@@ -159,18 +188,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
     if (st.epoch % cfg.print_interval == 0 || last || interrupted) {
       SetResult tr = evaluate(train, train_cache, true, last);
       SetResult te = evaluate(test, test_cache, false, last);
-      LossLine ll;
-      ll.epoch = st.epoch;
-      ll.total = epoch_loss;
-      ll.l1 = opt.l1_term();  // GPUMD's loss.out columns 3 and 4
-      ll.l2 = opt.l2_term();
-      ll.rmse[0] = rmse(tr.err.se_e, tr.err.n_e);
-      ll.rmse[1] = rmse(tr.err.se_f, tr.err.n_f);
-      ll.rmse[2] = rmse(tr.err.se_v, tr.err.n_v);
-      ll.rmse[3] = rmse(te.err.se_e, te.err.n_e);
-      ll.rmse[4] = rmse(te.err.se_f, te.err.n_f);
-      ll.rmse[5] = rmse(te.err.se_v, te.err.n_v);
-      ll.lr = st.lr;
+      const LossLine ll = loss_line(st, epoch_loss, opt, tr, te);
       if (comm.root()) append_loss_line(o.dir, ll);
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_loop).count();
       const double per_epoch = el / std::max(1, st.epoch - first_epoch);
