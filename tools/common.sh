@@ -17,6 +17,9 @@ nep_lammps_prefix() {
   esac
 }
 
+# nep_outdir DIR: makes DIR (and its parents) and prints its absolute path
+nep_outdir() { mkdir -p "$1" && (cd "$1" && pwd); }
+
 # nep_lammps_potential NAME: the path of LAMMPS's potential file NAME (e.g. Si.sw): in
 # $LAMMPS_POTENTIALS when set, else in the potentials folder of the LAMMPS that runs ($LMP, else
 # $NEP_LAMMPS_DIR/bin/lmp): share/lammps-src/potentials (kept there by lammps_install) or

@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/env.sh"
-out=$(mkdir -p "${1:-/tmp/nep_otf_load}" && cd "${1:-/tmp/nep_otf_load}" && pwd)
+out=$(nep_outdir "${1:-/tmp/nep_otf_load}")
 steps=${2:-100000}
 sw=$(nep_lammps_potential Si.sw)
 rm -f "$out/load.h5" "$out/rss.txt"

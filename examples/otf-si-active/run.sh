@@ -8,8 +8,8 @@
 # Short variant for tests: OTF_SI_ACTIVE_QUICK=1; other settings: OTF_SI_ACTIVE_VARS="-var NAME VALUE ...".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(mkdir -p "${1:?usage: run.sh OUTDIR}" && cd "$1" && pwd)
 source "$here/../../tools/env.sh"
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR}")
 : "${LMP:?no LAMMPS (run tools/deps.sh)}" "${NEP_PLUGIN:?no nepplugin.so (build first)}"
 sw=$(nep_lammps_potential Si.sw)   # the teacher: Si.sw from the LAMMPS installation's potentials folder
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1

@@ -7,8 +7,8 @@
 # Short variant for tests: OTF_SI_QUICK=1. Each phase is printed with the time elapsed so far.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(mkdir -p "${1:?usage: run.sh OUTDIR}" && cd "$1" && pwd)
 source "$here/../../tools/env.sh"
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR}")
 : "${LMP:?no LAMMPS (run tools/deps.sh)}" "${NEP_PLUGIN:?no nepplugin.so (build first)}"
 sw=$(nep_lammps_potential Si.sw)   # the teacher: Si.sw from the LAMMPS installation's potentials folder
 # one MPI rank for MD, the second core for the training thread; passive OpenMP waiting

@@ -11,7 +11,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../../tools/env.sh" > /dev/null
-out=$(mkdir -p "$1" && cd "$1" && pwd) steps=${2:-10000}
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR [steps]}") steps=${2:-10000}
 snap=$("$here/../snap_plugin.sh")
 coeff=$(nep_lammps_potential Ni_Zuo_JPCA2020.quadratic.snapcoeff)
 pot=$(dirname "$coeff")   # in.ni reads the model's .snapcoeff and .snapparam there
