@@ -17,6 +17,26 @@ nep_lammps_prefix() {
   esac
 }
 
+# nep_outdir DIR: makes DIR (and its parents) and prints its absolute path
+nep_outdir() { mkdir -p "$1" && (cd "$1" && pwd); }
+
+# nep_lammps_potential NAME: the path of LAMMPS's potential file NAME (e.g. Si.sw): in
+# $LAMMPS_POTENTIALS when set, else in the potentials folder of the LAMMPS that runs ($LMP, else
+# $NEP_LAMMPS_DIR/bin/lmp): share/lammps-src/potentials (kept there by lammps_install) or
+# share/lammps/potentials (LAMMPS's own install). Status 1, with the folders searched, when none has
+# it. tests/harness.py's lammps_potential looks in the same places.
+nep_lammps_potential() {
+  local lmp prefix d
+  lmp=$(command -v "${LMP:-$NEP_LAMMPS_DIR/bin/lmp}" || echo "${LMP:-$NEP_LAMMPS_DIR/bin/lmp}")
+  prefix=$(dirname "$(dirname "$(readlink -f "$lmp")")")
+  for d in ${LAMMPS_POTENTIALS:+"$LAMMPS_POTENTIALS"} "$prefix/share/lammps-src/potentials" "$prefix/share/lammps/potentials"; do
+    if [ -f "$d/$1" ]; then echo "$d/$1"; return 0; fi
+  done
+  echo "nep_lammps_potential: $1 not found in ${LAMMPS_POTENTIALS:+$LAMMPS_POTENTIALS, }$prefix/share/lammps-src/potentials" \
+       "or $prefix/share/lammps/potentials (set LAMMPS_POTENTIALS to the folder that holds it)" >&2
+  return 1
+}
+
 # nep_build: configure (once) and build lammps-nep into $NEP_BUILD_DIR. These scripts build for the
 # machine they run on: -DNEP_NATIVE=ON (-march=native; CMake's own default is a portable build),
 # NEP_NATIVE=OFF in the environment for a build that runs on any x86-64.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CUDA compile checks of CI (no GPU needed), so GPU code cannot rot silently:
-#   1. what a device run executes (benchmarks/gpu/stage.sh: the core, nep-predict, nep-frames, the
+#   1. what a device run executes (benchmarks/gpu/stage_cuda_build.sh: the core, nep-predict, nep-frames, the
 #      device tests, bench_core) built with nvcc into build-cuda/ (no trainer: it compiles once, in 3);
 #   2. every plugin source, fix nep/train included, as the CUDA LAMMPS (Serial + CUDA Kokkos, STUBS
 #      MPI) compiles it (tools/cuda_plugin_compile_check.sh);
@@ -22,10 +22,10 @@ bash tools/cuda_build.sh | tail -n 1
 echo "cuda checks: CUDA build finished at $((SECONDS - start)) s"
 bash tools/cuda_plugin_compile_check.sh | tail -n 1
 echo "cuda checks: plugin compile check finished at $((SECONDS - start)) s"
-bash benchmarks/gpu/stage.sh > /dev/null
+bash benchmarks/gpu/stage_cuda_build.sh > /dev/null
 L=/usr/lib/x86_64-linux-gnu
 OUT=$(mktemp -d) NEP_TRAIN_BUILD_ONLY=1 NEP_TRAIN_BUILD_DIR=build-train \
   NEP_TORCH_LIBS="$L/libtorch_cpu.so;$L/libc10.so" NEP_TORCH_INCLUDES="/usr/include;/usr/include/torch/csrc/api/include" \
-  bash benchmarks/gpu/train_device.sh
+  bash benchmarks/gpu/gpu_train_speed.sh
 ./build-train/nep-train --help > /dev/null 2>&1 || { echo "cuda checks: the device build's nep-train does not start"; exit 1; }
 echo "cuda checks: device build of nep-train finished at $((SECONDS - start)) s"

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/deps.sh"
 nep_build
 source "$here/env.sh"
-out=$(mkdir -p "${1:-$NEP_BUILD_DIR/quickstart}" && cd "${1:-$NEP_BUILD_DIR/quickstart}" && pwd)
+out=$(nep_outdir "${1:-$NEP_BUILD_DIR/quickstart}")
 echo "quickstart: the main job, examples/otf-si: a 512-atom Si NEP trained on the fly inside LAMMPS from a"
 echo "Stillinger-Weber teacher (fix nep/train), then deployed with pair_style nep/gpu and compared (into $out)"
 "$NEP_REPO/examples/otf-si/run.sh" "$out"

@@ -13,7 +13,7 @@ model=$(cd "$(dirname "${1:?usage: overhead.sh MODEL [N] [E]}")" && pwd)/$(basen
 n=${2:-2000} e=${3:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/env.sh"
-sw=$(dirname "$LMP")/../share/lammps-src/potentials/Si.sw
+sw=$(nep_lammps_potential Si.sw)
 work=$(mktemp -d)
 members=$(ls "$model".member* 2>/dev/null | wc -l)
 cat > "$work/nep.in" <<EOI

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The one prepared device command: run_device.sh (GPU correctness tests, core speed, LAMMPS MD with
-# nep/gpu and the plugin's fixtures through LAMMPS when staged), then train_device.sh (nep-train
-# built there, --device cuda against --device cpu), inside one call of the device tool (at most
-# 600 s a call). Each part gets a share of BUDGET seconds; a part that runs out is stopped and what
+# The one prepared device command: gpu_checks_and_speed.sh (GPU correctness tests, core speed,
+# LAMMPS MD with nep/gpu and the plugin's fixtures through LAMMPS when staged), then
+# gpu_train_speed.sh (nep-train built there, --device cuda against --device cpu), inside one call of
+# the device tool (at most 600 s a call). Each part gets a share of BUDGET seconds; a part that runs out is stopped and what
 # it wrote under $OUT comes back all the same. Prepare here, then run there:
-#   NEP_CUDA_LAMMPS=1 benchmarks/gpu/stage.sh      # .device/ (~52 MB; without LAMMPS ~41 MB)
+#   NEP_CUDA_LAMMPS=1 benchmarks/gpu/stage_cuda_build.sh   # .device/ (~52 MB; without LAMMPS ~41 MB)
 #   device tool: command "bash benchmarks/gpu/device_run.sh", carry [".device"], timeout_s 600
 # Dry run of the whole on a CPU build (Kokkos OpenMP; small sizes, the CPU LAMMPS of tools/deps.sh):
 #   DRY_RUN=build benchmarks/gpu/device_run.sh
@@ -30,8 +30,8 @@ if [ -n "${DRY_RUN:-}" ]; then
   train_env=(BIN="$b" DEVICE=kokkos EPOCHS="${EPOCHS:-4}")
 fi
 start=$(date +%s)
-timeout --signal=TERM --kill-after=5 $((BUDGET - TRAIN_SHARE)) env "${run_env[@]}" bash "$here/run_device.sh"
-echo "device_run: run_device.sh rc=$? after $(($(date +%s) - start)) s"
+timeout --signal=TERM --kill-after=5 $((BUDGET - TRAIN_SHARE)) env "${run_env[@]}" bash "$here/gpu_checks_and_speed.sh"
+echo "device_run: gpu_checks_and_speed.sh rc=$? after $(($(date +%s) - start)) s"
 left=$((BUDGET - ($(date +%s) - start)))
-timeout --signal=TERM --kill-after=5 "$left" env "${train_env[@]}" bash "$here/train_device.sh"
-echo "device_run: train_device.sh rc=$? after $(($(date +%s) - start)) s"
+timeout --signal=TERM --kill-after=5 "$left" env "${train_env[@]}" bash "$here/gpu_train_speed.sh"
+echo "device_run: gpu_train_speed.sh rc=$? after $(($(date +%s) - start)) s"

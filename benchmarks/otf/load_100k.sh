@@ -5,9 +5,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/env.sh"
-out=$(mkdir -p "${1:-/tmp/nep_otf_load}" && cd "${1:-/tmp/nep_otf_load}" && pwd)
+out=$(nep_outdir "${1:-/tmp/nep_otf_load}")
 steps=${2:-100000}
-sw="$(dirname "$LMP")/../share/lammps-src/potentials/Si.sw"
+sw=$(nep_lammps_potential Si.sw)
 rm -f "$out/load.h5" "$out/rss.txt"
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 (cd "$here" && "$LMP" -in in.load -var sw "$sw" -var out "$out" -var steps "$steps" -log "$out/load.log" -screen none) &

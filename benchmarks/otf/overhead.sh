@@ -7,9 +7,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/env.sh"
-out=$(mkdir -p "${1:-/tmp/nep_otf_overhead}" && cd "${1:-/tmp/nep_otf_overhead}" && pwd)
+out=$(nep_outdir "${1:-/tmp/nep_otf_overhead}")
 reps=${2:-5}
-sw="$(dirname "$LMP")/../share/lammps-src/potentials/Si.sw"
+sw=$(nep_lammps_potential Si.sw)
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 for every in 20 100; do
   for k in $(seq "$reps"); do

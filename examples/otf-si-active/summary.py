@@ -17,37 +17,14 @@ wall_seconds                  the active run (MD, committee, teacher calls, trai
 """
 import json, math, os, re, subprocess, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "otf-si"))
+from heldout import force_rmse, read_xyz  # noqa: E402  (examples/otf-si/heldout.py)
+
 out = sys.argv[1]
 wall = float(sys.argv[2]) if len(sys.argv) > 2 else float("nan")
-
-
-def read_xyz(path, force_col):
-    lines = open(path).read().splitlines()
-    es, ns, fs, i = [], [], [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        es.append(float(re.search(r"energy=(\S+)", lines[i + 1]).group(1)))
-        ns.append(n)
-        for l in lines[i + 2:i + 2 + n]:
-            t = l.split()
-            fs.extend(float(x) for x in t[force_col:force_col + 3])
-        i += n + 2
-    return es, ns, fs
-
-
 _, _, ref_f = read_xyz(os.path.join(out, "test.xyz"), 4)
-
-
-def force_rmse(pred_path):
-    _, _, pred_f = read_xyz(pred_path, 5)
-    return math.sqrt(sum((a - b) ** 2 for a, b in zip(pred_f, ref_f)) / len(ref_f))
-
-
-f_rmse = force_rmse(os.path.join(out, "test_pred_final.xyz"))
-f_rmse_run = force_rmse(os.path.join(out, "test_pred.xyz"))
+f_rmse = force_rmse(read_xyz(os.path.join(out, "test_pred_final.xyz"), 5)[2], ref_f)
+f_rmse_run = force_rmse(read_xyz(os.path.join(out, "test_pred.xyz"), 5)[2], ref_f)
 f_rms = math.sqrt(sum(b * b for b in ref_f) / len(ref_f))
 
 log = open(os.path.join(out, "active.log")).read()

@@ -7,15 +7,10 @@
 # Short variant for tests: OTF_SI_QUICK=1. Each phase is printed with the time elapsed so far.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(mkdir -p "${1:?usage: run.sh OUTDIR}" && cd "$1" && pwd)
 source "$here/../../tools/env.sh"
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR}")
 : "${LMP:?no LAMMPS (run tools/deps.sh)}" "${NEP_PLUGIN:?no nepplugin.so (build first)}"
-# Si.sw from the LAMMPS installation's potentials folder
-sw=""
-for d in "${LAMMPS_POTENTIALS:-}" "$(dirname "$LMP")/../share/lammps-src/potentials" "$(dirname "$LMP")/../share/lammps/potentials"; do
-  if [ -n "$d" ] && [ -f "$d/Si.sw" ]; then sw="$d/Si.sw"; break; fi
-done
-[ -n "$sw" ] || { echo "run.sh: Si.sw not found in the LAMMPS potentials folder (set LAMMPS_POTENTIALS)" >&2; exit 1; }
+sw=$(nep_lammps_potential Si.sw)   # the teacher: Si.sw from the LAMMPS installation's potentials folder
 # one MPI rank for MD, the second core for the training thread; passive OpenMP waiting
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1
 if [ "${OTF_SI_QUICK:-0}" = 1 ]; then

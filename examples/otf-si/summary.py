@@ -13,26 +13,10 @@ frames_in_buffer, training_rounds, wall_seconds (run.sh's whole run)
 """
 import json, math, os, re, sys
 
+from heldout import force_rmse, read_xyz
+
 out = sys.argv[1]
 wall = float(sys.argv[2]) if len(sys.argv) > 2 else float("nan")
-
-
-def read_xyz(path, force_col):
-    """(energies, natoms, forces) of an extended XYZ; force_col = index of fx among the atom columns."""
-    lines = open(path).read().splitlines()
-    es, ns, fs, i = [], [], [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        es.append(float(re.search(r"energy=(\S+)", lines[i + 1]).group(1)))
-        ns.append(n)
-        for l in lines[i + 2:i + 2 + n]:
-            t = l.split()
-            fs.extend(float(x) for x in t[force_col:force_col + 3])
-        i += n + 2
-    return es, ns, fs
 
 
 def loop_after(log, marker):
@@ -50,7 +34,7 @@ def rdf(path):
 
 ref_e, ns, ref_f = read_xyz(os.path.join(out, "test.xyz"), 4)      # species pos force
 pred_e, _, pred_f = read_xyz(os.path.join(out, "test_pred.xyz"), 5)  # species pos energies forces virials
-f_rmse = math.sqrt(sum((a - b) ** 2 for a, b in zip(pred_f, ref_f)) / len(ref_f))
+f_rmse = force_rmse(pred_f, ref_f)
 f_rms = math.sqrt(sum(b * b for b in ref_f) / len(ref_f))
 e_rmse = math.sqrt(sum(((a - b) / n) ** 2 for a, b, n in zip(pred_e, ref_e, ns)) / len(ns))
 

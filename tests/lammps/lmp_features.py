@@ -8,11 +8,11 @@ Prints one line per check and 'N passed, M failed'.
 """
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
-import lmp_common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+import lmp_common  # noqa: E402
 
 ARGS = None
 WORK = None
@@ -282,16 +282,15 @@ def check_out_of_memory():
     with open(path, "w") as fh:
         fh.write(header(boxrep=2) + "run 0\n")
     base = lmp_common.lmp_command(ARGS.lmp, path, path + ".log", ARGS.lmp_args)
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false")
+    env = harness.env()
     msgs = []
     for np in (1, 2):
         if np == 1:
             cmd, e = base, dict(env, NEP_FAULT="pair:alloc")
         else:
             wrap = 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export NEP_FAULT=pair:alloc; fi; exec "$@"'
-            cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2", "sh", "-c", wrap, "sh"] + base
-            e = env
-        res = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120, cwd=WORK)
+            cmd, e = harness.mpirun(2, ["sh", "-c", wrap, "sh"] + base), env
+        res = harness.run(cmd, env=e, timeout=120, cwd=WORK)
         out = res.stdout + res.stderr + (open(path + ".log").read() if os.path.exists(path + ".log") else "")
         assert res.returncode != 0, "np %d: the run did not fail" % np
         assert "terminate called" not in out, "np %d: an exception escaped into LAMMPS:\n%s" % (np, out[-1500:])
@@ -326,9 +325,10 @@ def main():
     lmp_common.add_common_args(ap)
     ap.add_argument("--only", default="")
     ARGS = ap.parse_args()
-    with tempfile.TemporaryDirectory() as WORK:
-        return lmp_common.run_checks(CHECKS, ARGS.only)
+    WORK = harness.folder("work")
+    harness.run_checks(CHECKS, ARGS.only)
+    harness.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -24,11 +24,10 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-import lmp_common
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
 
 DECK = """plugin load {plugin}
 units metal
@@ -42,17 +41,16 @@ pair_style {style}
 
 
 def run(lmp, deck, libdir=None, env_extra=None):
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "in.load")
-        open(path, "w").write(deck)
-        env = dict(os.environ, OMP_NUM_THREADS="1")
-        env.pop("LAMMPS_PLUGIN_PATH", None)
-        env.update(env_extra or {})
-        if libdir:
-            env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
-        p = subprocess.run([lmp, "-in", path, "-log", "none"], capture_output=True, text=True, env=env,
-                           timeout=120, cwd=d)
-        return p.returncode, p.stdout + p.stderr
+    d = harness.folder("run")
+    path = os.path.join(d, "in.load")
+    open(path, "w").write(deck)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.pop("LAMMPS_PLUGIN_PATH", None)
+    env.update(env_extra or {})
+    if libdir:
+        env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
+    p = harness.run([lmp, "-in", path, "-log", "none"], env=env, timeout=120, cwd=d)
+    return p.returncode, p.stdout + p.stderr
 
 
 def has_style(style, kind="pair"):
@@ -72,21 +70,21 @@ def check_trainer_loaded_on_demand():
     if not has_style("nep/train", kind="fix"):
         return "skipped: this plugin has no fix nep/train (built without the trainer)"
     model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "potentials", "Si_2022_NEP4_3body.txt")
-    with tempfile.TemporaryDirectory() as folder:
-        script = os.path.join(folder, "maps.sh")
-        open(script, "w").write(MAPS_SCRIPT)
-        deck = DECK.format(plugin=ARGS.plugin, style="nep") + "pair_coeff * * %s Si\nrun 0\nshell sh %s\n" % (model, script)
-        rc, out = run(ARGS.lmp, deck)
-        mapped = re.search(r"^LIBTORCH_MAPPED (\d+)$", out, re.M)
-        assert rc == 0 and mapped, "exit %d:\n%s" % (rc, out[-1500:])
-        assert int(mapped.group(1)) == 0, "pair_style nep alone mapped libtorch_cpu (%s lines)" % mapped.group(1)
-        # nepplugin.so without its nepplugin_train.so
-        lone = os.path.join(folder, "nepplugin.so")
-        shutil.copy(ARGS.plugin, lone)
-        deck = DECK.format(plugin=lone, style="nep") + "pair_coeff * * %s Si\nfix t all nep/train every 1\n" % model
-        rc, out = run(ARGS.lmp, deck)
-        want = "fix nep/train: cannot load %s/nepplugin_train.so" % folder
-        assert rc != 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
+    folder = harness.folder("maps")
+    script = os.path.join(folder, "maps.sh")
+    open(script, "w").write(MAPS_SCRIPT)
+    deck = DECK.format(plugin=ARGS.plugin, style="nep") + "pair_coeff * * %s Si\nrun 0\nshell sh %s\n" % (model, script)
+    rc, out = run(ARGS.lmp, deck)
+    mapped = re.search(r"^LIBTORCH_MAPPED (\d+)$", out, re.M)
+    assert rc == 0 and mapped, "exit %d:\n%s" % (rc, out[-1500:])
+    assert int(mapped.group(1)) == 0, "pair_style nep alone mapped libtorch_cpu (%s lines)" % mapped.group(1)
+    # nepplugin.so without its nepplugin_train.so
+    lone = os.path.join(folder, "nepplugin.so")
+    shutil.copy(ARGS.plugin, lone)
+    deck = DECK.format(plugin=lone, style="nep") + "pair_coeff * * %s Si\nfix t all nep/train every 1\n" % model
+    rc, out = run(ARGS.lmp, deck)
+    want = "fix nep/train: cannot load %s/nepplugin_train.so" % folder
+    assert rc != 0 and want in out, "exit %d, %r not in:\n%s" % (rc, want, out[-1500:])
     return "pair_style nep alone: libtorch_cpu not mapped; without nepplugin_train.so: %r" % want
 
 
@@ -117,12 +115,12 @@ def check_plugin_path():
     rc, out = run(ARGS.lmp, deck)
     loaded = re.search(r"^PE (\S+)$", out, re.M)
     assert rc == 0 and loaded, "deck with plugin load: exit %d:\n%s" % (rc, out[-1500:])
-    with tempfile.TemporaryDirectory() as folder:
-        shutil.copy(ARGS.plugin, os.path.join(folder, "nepplugin.so"))
-        trainer = os.path.join(os.path.dirname(ARGS.plugin), "nepplugin_train.so")
-        if os.path.exists(trainer):   # installed beside it; LAMMPS loads only *plugin.so files
-            shutil.copy(trainer, folder)
-        rc, out = run(ARGS.lmp, "\n".join(deck.splitlines()[1:]) + "\n", env_extra={"LAMMPS_PLUGIN_PATH": folder})
+    folder = harness.folder("plugin_path")
+    shutil.copy(ARGS.plugin, os.path.join(folder, "nepplugin.so"))
+    trainer = os.path.join(os.path.dirname(ARGS.plugin), "nepplugin_train.so")
+    if os.path.exists(trainer):   # installed beside it; LAMMPS loads only *plugin.so files
+        shutil.copy(trainer, folder)
+    rc, out = run(ARGS.lmp, "\n".join(deck.splitlines()[1:]) + "\n", env_extra={"LAMMPS_PLUGIN_PATH": folder})
     found = re.search(r"^PE (\S+)$", out, re.M)
     assert rc == 0 and found, "deck without plugin load, LAMMPS_PLUGIN_PATH=%s: exit %d:\n%s" % (folder, rc, out[-1500:])
     assert re.search(r"Loaded 1 plugins from ", out), out[-1500:]
@@ -157,9 +155,10 @@ def main():
     ap.add_argument("--expect-warning", action="store_true")
     ARGS = ap.parse_args()
     ARGS.plugin = os.path.abspath(ARGS.plugin)
-    return lmp_common.run_checks((check_kk_without_kokkos, check_gpu_style_on_host_says_so, check_trainer_loaded_on_demand,
-                                     check_plugin_path, check_other_lammps))
+    harness.run_checks((check_kk_without_kokkos, check_gpu_style_on_host_says_so, check_trainer_loaded_on_demand,
+                        check_plugin_path, check_other_lammps))
+    harness.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

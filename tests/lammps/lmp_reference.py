@@ -21,9 +21,10 @@ usage: lmp_reference.py --lmp LMP --plugin SO --data DIR --style nep [--lmp-args
 import argparse
 import os
 import sys
-import tempfile
 
-from lmp_common import add_common_args, max_rel, run_lmp
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+from lmp_common import add_common_args, max_rel, run_lmp  # noqa: E402
 
 NKTV2P = 1.6021765e6  # LAMMPS metal units: bar * A^3 / eV
 
@@ -176,35 +177,27 @@ def main():
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
     ap.add_argument("--computes", default="both", choices=["both", "centroid", "stress"])
     args = ap.parse_args()
-    passed = failed = 0
     stems = args.fixtures.split(",")
-    with tempfile.TemporaryDirectory() as work:
-        decks = {stem: fixture_deck(args, stem, work) for stem in stems}
-        # every fixture in one process; if that fails, each alone, to name the one that fails
+    work = harness.folder("fixtures")
+    decks = {stem: fixture_deck(args, stem, work) for stem in stems}
+    # every fixture in one process; if that fails, each alone, to name the one that fails
+    try:
+        run_decks(args, [decks[s][0] for s in stems], work, "all")
+        alone = False
+    except RuntimeError:
+        alone = True
+    for stem in stems:
         try:
-            run_decks(args, [decks[s][0] for s in stems], work, "all")
-            alone = False
-        except RuntimeError:
-            alone = True
-        for stem in stems:
-            try:
-                if alone:
-                    run_decks(args, [decks[stem][0]], work, stem)
-                if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(work, stem + ".log")).read())
-                dev = parse_fixture(stem, work, decks[stem][1])
-            except Exception as exc:  # report and count, keep going
-                print("FAIL %s: %s" % (stem, exc))
-                failed += 1
-                continue
-            worst = max(dev.values())
-            ok = worst <= args.tol
-            print("%s %s %s" % ("ok  " if ok else "FAIL", stem,
-                                " ".join("%s=%.1e" % kv for kv in dev.items())))
-            passed += ok
-            failed += not ok
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+            if alone:
+                run_decks(args, [decks[stem][0]], work, stem)
+            if os.environ.get("NEP_KEEP_LOG"): print(open(os.path.join(work, stem + ".log")).read())
+            dev = parse_fixture(stem, work, decks[stem][1])
+        except Exception as exc:  # report and count, keep going
+            harness.check(False, "%s: %s" % (stem, exc))
+            continue
+        harness.check(max(dev.values()) <= args.tol, "%s %s" % (stem, " ".join("%s=%.1e" % kv for kv in dev.items())))
+    harness.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

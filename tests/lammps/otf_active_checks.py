@@ -16,35 +16,18 @@
   1e-5 (LAMMPS's force sums on 2 ranks differ at round-off, which MD's chaos grows to ~1e-6 in
   400 steps: bytes cannot agree); kill -9 leaves a readable buffer that reopens;
 - bad input gets clear messages."""
-import argparse, json, os, re, shutil, signal, subprocess, sys, time
+import functools, json, os, signal, subprocess, sys, time
 
-from otf_common import SI_SW, Folders, launch_lmp, thermo_rows, training_team_runs
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+from harness import check  # noqa: E402
+from otf_common import arg_parser, launch_lmp, nep_in, prepare, read_buffer, rel, thermo_rows, training_team_runs  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lmp", required=True)
-ap.add_argument("--plugin", required=True)
-ap.add_argument("--frames", required=True, help="nep-frames (h5 -> xyz)")
+ap = arg_parser()
 ap.add_argument("--mpi", action="store_true")
 args = ap.parse_args()
 
-NEP_IN = """type 1 Si
-cutoff 4.2 3.7
-n_max 4 4
-basis_size 6 6
-l_max 4 2 0
-neuron 8
-batch 2
-epoch 10
-"""
-failures, passed = [], [0]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    passed[0] += bool(cond)
-    if not cond:
-        failures.append(what)
-
+NEP_IN = nep_in(epochs=10)
 
 # the box comes from a data file written once on 1 rank: create_atoms numbers atoms by rank, so a
 # 2-rank run would otherwise hold the same atoms under other IDs
@@ -94,49 +77,18 @@ thermo 1
     return d
 
 
-def launch(d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, env_extra=None):
-    return launch_lmp(args.lmp, d, text, np=np, name=name, timeout=timeout, expect_ok=expect_ok, env_extra=env_extra)
-
-
-def run(d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, env_extra=None):
-    return launch(d, text, np, name, timeout, expect_ok, env_extra).finish()
-
-
-folders = Folders("otf_active")
+launch = functools.partial(launch_lmp, args.lmp, timeout=600)
+run = lambda *a, **kw: launch(*a, **kw).finish()  # noqa: E731
+read_buffer = functools.partial(read_buffer, args.frames)
 
 
 def newdir(tag):
-    d = folders.new(tag)
-    open(os.path.join(d, "Si.sw"), "w").write(SI_SW)
-    open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
-    if os.path.exists(BOX_FILE):
-        shutil.copy(BOX_FILE, os.path.join(d, "box.data"))
-    return d
+    """A run folder: the teacher, nep.in and (once written) the box's data file"""
+    return prepare(harness.folder(tag), args.lmp, NEP_IN, *([BOX_FILE] if os.path.exists(BOX_FILE) else []))
 
 
 def history(d):
     return [json.loads(l) for l in open(os.path.join(d, "si.nep.txt.history.jsonl"))]
-
-
-def read_buffer(d, name="si.h5"):
-    xyz = os.path.join(d, name + ".xyz")
-    subprocess.run([args.frames, os.path.join(d, name), xyz], check=True, capture_output=True)
-    lines = open(xyz).read().splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        head = lines[i + 1]
-        energy = float(re.search(r"energy=(\S+)", head).group(1))
-        virial = [float(v) for v in re.search(r'virial="([^"]+)"', head).group(1).split()]
-        box = float(re.search(r'Lattice="(\S+)', head).group(1))
-        pos = [[float(v) for v in l.split()[1:4]] for l in lines[i + 2:i + 2 + n]]
-        frc = [[float(v) for v in l.split()[4:7]] for l in lines[i + 2:i + 2 + n]]
-        out.append(dict(energy=energy, virial=virial, force=frc, pos=pos, box=box))
-        i += n + 2
-    return out
 
 
 def frames_close(a, b, tol=1e-10):
@@ -203,11 +155,6 @@ def rerun_result(d, tag, p, log):
         if s in res:
             res[s]["force"] = [atoms[k][3:6] for k in sorted(atoms)]
     return p.returncode == 0, res
-
-
-def rel(a, b):
-    scale = max(max(abs(x) for x in b), 1e-300)
-    return max(abs(x - y) for x, y in zip(a, b)) / scale
 
 
 def mix64(z):
@@ -475,9 +422,4 @@ bad_runs = [launch(e, text, name=f"in.bad{i}", expect_ok=False) for i, (_, text,
 for (name, _, msg), b in zip(bad, bad_runs):
     p, out = b.finish()
     check(p.returncode != 0 and msg in out, f"bad input ({name}): '{msg}'")
-
-print(f"{passed[0]} passed, {len(failures)} failed")
-for f in failures:
-    print("  FAILED: " + f)
-folders.finish(failures)
-sys.exit(1 if failures else 0)
+harness.finish()

@@ -11,36 +11,21 @@
 - kill -9 in the middle of a run leaves a readable buffer whose frames all survive a reopen;
 - a full disk (file-size limit) stops the run with a clear error and loses no earlier frame;
 - bad input gets a clear message (missing keyword, element, units, unwritable buffer, NaN teacher)."""
-import argparse, filecmp, os, re, shutil, signal, subprocess, sys, time
+import filecmp, functools, os, re, shutil, signal, subprocess, sys, time
 
-import lmp_common
-from otf_common import SI_SW, Folders, launch_lmp, numbers, si_box, thermo_rows, training_team_runs
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+import lmp_common  # noqa: E402
+from harness import check  # noqa: E402
+from otf_common import (arg_parser, launch_lmp, nep_in, numbers, prepare, read_buffer, rel, si_box,  # noqa: E402
+                        thermo_rows, training_team_runs)
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lmp", required=True)
-ap.add_argument("--plugin", required=True)
-ap.add_argument("--frames", required=True, help="nep-frames (h5 -> xyz)")
+ap = arg_parser()
 ap.add_argument("--mpi", action="store_true")
 args = ap.parse_args()
 
-NEP_IN = """type 1 Si
-cutoff 4.2 3.7
-n_max 4 4
-basis_size 6 6
-l_max 4 2 0
-neuron 8
-batch 2
-epoch 4
-"""
+NEP_IN = nep_in(epochs=4)
 NKTV2P = 1.6021765e6  # metal units: bar per eV/A^3 (LAMMPS force.cpp)
-failures, passed = [], [0]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    passed[0] += bool(cond)
-    if not cond:
-        failures.append(what)
 
 
 def deck(fix_args="", steps=60, extra_before="", extra_after="", restart_in=None, units="metal", every=10,
@@ -58,50 +43,10 @@ fix learn all nep/train every {every} buffer {buffer} model si.nep.txt input nep
 {extra_after}"""
 
 
-def launch(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=(), env_extra=None):
-    return launch_lmp(args.lmp, d, text, np=np, name=name, timeout=timeout, expect_ok=expect_ok, lmp_args=lmp_args,
-                      env_extra=env_extra)
-
-
-def run(d, text, np=1, name="in.lmp", timeout=300, expect_ok=True, lmp_args=(), env_extra=None):
-    return launch(d, text, np, name, timeout, expect_ok, lmp_args, env_extra).finish()
-
-
-folders = Folders("otf")
-
-
-def newdir(tag):
-    d = folders.new(tag)
-    open(os.path.join(d, "Si.sw"), "w").write(SI_SW)
-    open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
-    return d
-
-
-def read_buffer(d, name="si.h5"):
-    """Frames of the buffer as (lattice, energy, virial[9], species, pos, forces) via nep-frames."""
-    xyz = os.path.join(d, name + ".xyz")
-    subprocess.run([args.frames, os.path.join(d, name), xyz], check=True, capture_output=True)
-    lines = open(xyz).read().splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        head = lines[i + 1]
-        energy = float(re.search(r"energy=(\S+)", head).group(1))
-        virial = [float(v) for v in re.search(r'virial="([^"]+)"', head).group(1).split()]
-        atoms = [l.split() for l in lines[i + 2:i + 2 + n]]
-        pos = [[float(v) for v in a[1:4]] for a in atoms]
-        frc = [[float(v) for v in a[4:7]] for a in atoms]
-        out.append(dict(energy=energy, virial=virial, pos=pos, force=frc))
-        i += n + 2
-    return out
-
-
-def rel(a, b):
-    scale = max(max(abs(x) for x in b), 1e-300)
-    return max(abs(x - y) for x, y in zip(a, b)) / scale
+launch = functools.partial(launch_lmp, args.lmp, timeout=300)
+run = lambda *a, **kw: launch(*a, **kw).finish()  # noqa: E731
+newdir = lambda tag: prepare(harness.folder(tag), args.lmp, NEP_IN)  # noqa: E731
+read_buffer = functools.partial(read_buffer, args.frames)
 
 
 def flat(frames, key):
@@ -285,7 +230,7 @@ check(p3.returncode == 0 and "dropped 5 frames" in log3 and ok, f"restart from a
 # ---- 5. kill -9 mid-run: flushed frames readable, reopen appends after them
 kd = newdir("kill")
 open(os.path.join(kd, "in.kill"), "w").write(deck(steps=2000000, every=1, thermo=False, fix_args="train_every 1000000"))
-env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1")
+env = harness.env(OMP_NUM_THREADS="1")
 proc = subprocess.Popen([args.lmp, "-in", "in.kill", "-log", "none", "-screen", "none"], cwd=kd, env=env)
 t0 = time.time()
 while time.time() - t0 < 60 and (not os.path.exists(os.path.join(kd, "si.h5")) or os.path.getsize(os.path.join(kd, "si.h5")) < 400000):
@@ -322,9 +267,9 @@ fd = newdir("full")
 ref_run.finish()
 open(os.path.join(fd, "in.full"), "w").write(full_deck)
 # PMIX_MCA_gds=hash: Open MPI's singleton start-up would otherwise need a shared-memory file larger than the limit
-env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1", PMIX_MCA_gds="hash")
-p = subprocess.run([args.lmp, "-in", "in.full", "-log", "none"], cwd=fd, env=env, capture_output=True, text=True,
-                   timeout=300, preexec_fn=file_size_limit(1000000))
+env = harness.env(OMP_NUM_THREADS="1", PMIX_MCA_gds="hash")
+p = harness.run([args.lmp, "-in", "in.full", "-log", "none"], cwd=fd, env=env, timeout=300,
+                preexec_fn=file_size_limit(1000000))
 out = p.stdout + p.stderr
 msg = re.search(r"fix nep/train: step \d+: \S*si.h5: no room for the next frame \(File too large\); the frames written before this one are intact", out)
 check(p.returncode > 0 and msg is not None, f"disk full: run stops with a clear error (exit {p.returncode}: {msg.group(0) if msg else out[-300:]})")
@@ -345,9 +290,4 @@ p, log = nan_run.finish()
 rows = thermo_rows(log)
 check(p.returncode == 0 and "non-finite" in log and rows and rows[-1]["f_learn[1]"] == 0 and rows[-1]["f_learn[7]"] == 2,
       "NaN teacher forces: frames rejected with a warning, run continues, nothing buffered")
-
-print(f"{passed[0]} passed, {len(failures)} failed")
-for f in failures:
-    print("  FAILED: " + f)
-folders.finish(failures)
-sys.exit(1 if failures else 0)
+harness.finish()

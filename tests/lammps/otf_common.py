@@ -1,13 +1,37 @@
-"""Shared by the fix nep/train test scripts: the Stillinger-Weber teacher, the 64-atom Si box, number
-extraction, thermo rows of a LAMMPS log, lmp runs started in the background, the scripts' folders."""
+"""Shared by the fix nep/train test scripts: a run folder with the Stillinger-Weber teacher, the
+64-atom Si box, number extraction, thermo rows of a LAMMPS log, lmp runs started in the background,
+the buffer's frames. (Checks, folders and exit status: tests/harness.py.)"""
+import argparse
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 
-# Stillinger-Weber silicon (Stillinger & Weber, PRB 31, 5262 (1985)), in LAMMPS's sw format
-SI_SW = "Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n"
+import harness
+
+
+def arg_parser():
+    """The options of every fix nep/train script: --lmp, --plugin, --frames (nep-frames, h5 -> xyz)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lmp", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--frames", required=True, help="nep-frames (h5 -> xyz)")
+    return ap
+
+
+def nep_in(epochs):
+    """The student of these scripts: a small Si NEP, `epochs` epochs a training round."""
+    return f"type 1 Si\ncutoff 4.2 3.7\nn_max 4 4\nbasis_size 6 6\nl_max 4 2 0\nneuron 8\nbatch 2\nepoch {epochs}\n"
+
+
+def prepare(d, lmp, nep_in, *files):
+    """Fills the run folder d: LAMMPS's Si.sw (Stillinger & Weber, PRB 31, 5262 (1985)) as the
+    teacher, nep.in, and copies of FILES; returns d."""
+    shutil.copy(harness.lammps_potential(lmp, "Si.sw"), os.path.join(d, "Si.sw"))
+    open(os.path.join(d, "nep.in"), "w").write(nep_in)
+    for f in files:
+        shutil.copy(f, d)
+    return d
 
 
 def si_box(units="metal", rattle=False):
@@ -51,7 +75,7 @@ def training_team_runs():
     OpenMP team (fix nep/train ... threads 2) is left out there, since libgomp is not
     TSan-instrumented and its barriers would read as races."""
     if os.environ.get("NEP_TSAN") == "1":
-        print("skip training threads 2: libgomp's barriers are invisible to ThreadSanitizer", flush=True)
+        harness.skip("training threads 2: libgomp's barriers are invisible to ThreadSanitizer")
         return False
     return True
 
@@ -83,30 +107,29 @@ def launch_lmp(lmp, d, text, np=1, name="in.lmp", timeout=600, expect_ok=True, l
     """Writes the deck `text` to d/name and starts lmp on it (mpirun for np > 1); log, stdout and
     stderr go to d/name.log, .stdout, .stderr."""
     open(os.path.join(d, name), "w").write(text)
-    cmd = [lmp, "-in", name, "-log", name + ".log", "-screen", "none"] + list(lmp_args)
-    if np > 1:
-        cmd = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np)] + cmd
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_PROC_BIND="false", OMP_NUM_THREADS="1", **(env_extra or {}))
+    cmd = harness.mpirun(np, [lmp, "-in", name, "-log", name + ".log", "-screen", "none"] + list(lmp_args))
+    env = harness.env(**{"OMP_NUM_THREADS": "1", **(env_extra or {})})
     with open(os.path.join(d, name + ".stdout"), "w") as out, open(os.path.join(d, name + ".stderr"), "w") as err:
         proc = subprocess.Popen(cmd, cwd=d, env=env, stdout=out, stderr=err)
     return Launched(d, name, proc, expect_ok, timeout)
 
 
-class Folders:
-    """The temporary folders of a test script: removed at the end when every check passed, named
-    (kept for a look) otherwise."""
+def read_buffer(frames_exe, d, name="si.h5"):
+    """The frames of the buffer d/name (through nep-frames, h5 -> xyz), each a dict of energy, virial
+    (9), box (the first lattice number), pos and force (per atom)."""
+    xyz = os.path.join(d, name + ".xyz")
+    subprocess.run([frames_exe, os.path.join(d, name), xyz], check=True, capture_output=True)
+    out = []
+    for fr in harness.xyz_frames(xyz):
+        head, atoms = fr[1], [l.split() for l in fr[2:]]
+        out.append(dict(energy=float(re.search(r"energy=(\S+)", head).group(1)),
+                        virial=[float(v) for v in re.search(r'virial="([^"]+)"', head).group(1).split()],
+                        box=float(re.search(r'Lattice="(\S+)', head).group(1)),
+                        pos=[[float(v) for v in a[1:4]] for a in atoms], force=[[float(v) for v in a[4:7]] for a in atoms]))
+    return out
 
-    def __init__(self, prefix):
-        self.prefix, self.made = prefix, []
 
-    def new(self, tag):
-        d = tempfile.mkdtemp(prefix=f"{self.prefix}_{tag}_")
-        self.made.append(d)
-        return d
-
-    def finish(self, failures):
-        if failures:
-            print("folders kept: " + " ".join(self.made))
-        else:
-            for d in self.made:
-                shutil.rmtree(d, ignore_errors=True)
+def rel(a, b):
+    """max |a - b| / max |b|: the deviation of a from b relative to b's largest value."""
+    scale = max(max(abs(x) for x in b), 1e-300)
+    return max(abs(x - y) for x, y in zip(a, b)) / scale

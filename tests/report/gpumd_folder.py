@@ -10,6 +10,8 @@ import re
 import shutil
 import struct
 
+import harness
+
 
 def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
@@ -17,19 +19,13 @@ def f32(x):
 
 def read_frames(path):
     """[(species, energy, forces, virial or None, text)] of an extended XYZ (the test's own reader)."""
-    lines, out, i = open(path).read().splitlines(), [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        c = lines[i + 1]
-        e = float(re.search(r"energy=(\S+)", c, re.I).group(1))
-        v = re.search(r'virial="([^"]*)"', c, re.I)
-        atoms = [l.split() for l in lines[i + 2:i + 2 + n]]
+    out = []
+    for fr in harness.xyz_frames(path):
+        e = float(re.search(r"energy=(\S+)", fr[1], re.I).group(1))
+        v = re.search(r'virial="([^"]*)"', fr[1], re.I)
+        atoms = [l.split() for l in fr[2:]]
         out.append(([a[0] for a in atoms], e, [[float(x) for x in a[4:7]] for a in atoms],
-                    [float(x) for x in v.group(1).split()] if v else None, "\n".join(lines[i:i + 2 + n]) + "\n"))
-        i += n + 2
+                    [float(x) for x in v.group(1).split()] if v else None, "\n".join(fr) + "\n"))
     return out
 
 

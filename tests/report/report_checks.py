@@ -17,16 +17,15 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # tests/: harness
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpumd_folder  # noqa: E402
 import otf_folder  # noqa: E402
-from report_test_lib import (check, check_figures_present, check_parity, close_to_printed, finish,  # noqa: E402
-                             manifest, rmse, rows, run_report)
+from report_test_lib import check_figures_present, check_parity, close_to_printed, manifest, rmse, rows, run_report  # noqa: E402
+import harness  # noqa: E402
+from harness import check  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--case", required=True, choices=("gpumd", "nep-train", "fix", "errors", "example"))
@@ -139,7 +138,7 @@ def case_nep_train(tmp):
     open(os.path.join(d, "train.xyz"), "w").write("".join(f[4] for f in frames[:8]))
     open(os.path.join(d, "test.xyz"), "w").write("".join(f[4] for f in frames[8:10]))
     open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
-    p = subprocess.run([args.train, d, "--threads", "2"], capture_output=True, text=True)
+    p = harness.run([args.train, d, "--threads", "2"])
     check(p.returncode == 0, f"nep-train exits 0 ({p.stderr[-300:]})")
     check("ETA" in p.stdout, "nep-train prints progress lines with an ETA")
     run_report(args.report, d, out)
@@ -276,10 +275,6 @@ def case_example(tmp):
     check(not any("unused" in s["title"] for s in man["sections"]), "in.test's buffering-only history is left out")
 
 
-tmp = tempfile.mkdtemp(prefix="nep_report_checks_")
-try:
-    {"gpumd": case_gpumd, "nep-train": case_nep_train, "fix": case_fix, "errors": case_errors,
-     "example": case_example}[args.case](tmp)
-finally:
-    shutil.rmtree(tmp, ignore_errors=True)
-finish()
+{"gpumd": case_gpumd, "nep-train": case_nep_train, "fix": case_fix, "errors": case_errors,
+ "example": case_example}[args.case](harness.folder(args.case))
+harness.finish()

@@ -1,30 +1,18 @@
 """Shared helpers of the nep-report tests. Everything here is written for the tests, independently of
 tools/report/nep_report (whose numbers the tests check): plain-Python readers of the .out files,
-the metrics, a PNG decoder, and the check/summary bookkeeping."""
+the metrics, a PNG decoder, running nep-report and checking its figures. (Checks, folders and exit
+status: tests/harness.py.)"""
 import json
 import math
 import os
 import re
 import struct
-import subprocess
 import sys
 import zlib
 
-failures, passed = [], [0]
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    passed[0] += bool(cond)
-    if not cond:
-        failures.append(what)
-
-
-def finish():
-    print(f"{passed[0]} passed, {len(failures)} failed")
-    for f in failures:
-        print("  failed:", f)
-    sys.exit(1 if failures else 0)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+from harness import check  # noqa: E402
 
 
 # ---- plain readers and metrics (the test's own) ------------------------------------------------
@@ -124,7 +112,7 @@ def distinct_colours(path, step=3):
 
 # ---- running nep-report --------------------------------------------------------------------------
 def run_report(launcher, folder, outdir, expect_ok=True):
-    p = subprocess.run([launcher, folder, "-o", outdir], capture_output=True, text=True)
+    p = harness.run([launcher, folder, "-o", outdir])
     if expect_ok:
         check(p.returncode == 0, f"nep-report {os.path.basename(folder)} exits 0 (got {p.returncode})")
         if p.returncode != 0:

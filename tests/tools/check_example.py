@@ -19,7 +19,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
+from harness import check  # noqa: E402
 
 CRYSTALS = {
     # a, basis (fractional), element per basis atom, model file (relative to the repository)
@@ -54,20 +57,13 @@ def main():
     ap.add_argument("--drift-max", type=float, default=2e-5)
     ap.add_argument("--lmp-args", default="")
     args = ap.parse_args()
-    failed = 0
-
-    def check(ok, msg):
-        nonlocal failed
-        print(("ok   " if ok else "FAIL ") + msg)
-        failed += not ok
-
     repo = os.path.abspath(os.path.join(args.example, "..", ".."))
 
     def run(work, dt, steps):
         log = os.path.join(work, "log.%g" % dt)
         cmd = [args.lmp, "-in", args.deck, "-var", "steps", str(steps), "-var", "thermo", "1", "-var", "dt", str(dt),
                "-log", log, "-screen", "none"] + args.lmp_args.split()
-        res = subprocess.run(cmd, cwd=args.example, capture_output=True, text=True, timeout=600)
+        res = harness.run(cmd, cwd=args.example, timeout=600)
         text = open(log).read() if os.path.exists(log) else ""
         if res.returncode != 0:
             raise RuntimeError("lmp exit %d:\n%s\n%s" % (res.returncode, res.stderr[-2000:], text[-2000:]))
@@ -88,39 +84,37 @@ def main():
         check(len(rows) == steps + 1, "NVE run: %d thermo rows (expected %d)" % (len(rows), steps + 1))
         return max(abs(r[k] - rows[0][k]) for r in rows) / natoms
 
-    with tempfile.TemporaryDirectory() as work:
-        try:
-            text = run(work, 0.001, args.steps)
-            text_half = run(work, 0.0005, 2 * args.steps)
-        except RuntimeError as e:
-            print("FAIL " + str(e))
-            return 1
-        summary = next((l for l in text.splitlines() if l.startswith("SUMMARY")), None)
-        check(summary is not None, "the deck prints its SUMMARY line")
-        if summary is None:
-            return 1
-        nums = [float(v) for v in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", summary.split(":", 1)[1])]
-        check(all(math.isfinite(v) for v in nums), "SUMMARY numbers are finite: " + summary)
-        natoms = int(nums[0])
-        pe0 = float(re.search(r"crystal PE = (\S+)", summary).group(1))
-        # the same crystal through nep-predict
-        n = round((natoms / 8) ** (1 / 3))
-        xyz, out = os.path.join(work, "crystal.xyz"), os.path.join(work, "crystal_pred.xyz")
-        crystal_xyz(args.crystal, n, xyz)
-        model = os.path.join(repo, CRYSTALS[args.crystal][3])
-        subprocess.run([args.predict, model, xyz, out], check=True, capture_output=True)
-        e_pred = float(re.search(r"energy=(\S+)", open(out).read().splitlines()[1]).group(1)) / natoms
-        dev = abs(pe0 - e_pred) / abs(e_pred)
-        check(dev <= 1e-10, "crystal PE/atom: LAMMPS %.12f vs nep-predict %.12f eV (rel dev %.1e)" % (pe0, e_pred, dev))
-        err = nve_error(text, natoms, args.steps)
-        err_half = nve_error(text_half, natoms, 2 * args.steps)
-        check(err <= args.drift_max, "NVE: max |E_tot(t) - E_tot(0)| = %.2e eV/atom over %d steps of 1 fs (bound %.0e)"
-              % (err, args.steps, args.drift_max))
-        check(err_half > 0 and err / err_half >= 2.5, "NVE error shrinks like dt^2: %.2e (1 fs) / %.2e (0.5 fs) = %.2f (>= 2.5)"
-              % (err, err_half, err / max(err_half, 1e-300)))
-    print("%d failed" % failed)
-    return 1 if failed else 0
+    work = harness.folder("runs")
+    try:
+        text = run(work, 0.001, args.steps)
+        text_half = run(work, 0.0005, 2 * args.steps)
+    except RuntimeError as e:
+        check(False, str(e))
+        harness.finish()
+    summary = next((l for l in text.splitlines() if l.startswith("SUMMARY")), None)
+    if not check(summary is not None, "the deck prints its SUMMARY line"):
+        harness.finish()
+    nums = [float(v) for v in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", summary.split(":", 1)[1])]
+    check(all(math.isfinite(v) for v in nums), "SUMMARY numbers are finite: " + summary)
+    natoms = int(nums[0])
+    pe0 = float(re.search(r"crystal PE = (\S+)", summary).group(1))
+    # the same crystal through nep-predict
+    n = round((natoms / 8) ** (1 / 3))
+    xyz, out = os.path.join(work, "crystal.xyz"), os.path.join(work, "crystal_pred.xyz")
+    crystal_xyz(args.crystal, n, xyz)
+    model = os.path.join(repo, CRYSTALS[args.crystal][3])
+    subprocess.run([args.predict, model, xyz, out], check=True, capture_output=True)
+    e_pred = float(re.search(r"energy=(\S+)", open(out).read().splitlines()[1]).group(1)) / natoms
+    dev = abs(pe0 - e_pred) / abs(e_pred)
+    check(dev <= 1e-10, "crystal PE/atom: LAMMPS %.12f vs nep-predict %.12f eV (rel dev %.1e)" % (pe0, e_pred, dev))
+    err = nve_error(text, natoms, args.steps)
+    err_half = nve_error(text_half, natoms, 2 * args.steps)
+    check(err <= args.drift_max, "NVE: max |E_tot(t) - E_tot(0)| = %.2e eV/atom over %d steps of 1 fs (bound %.0e)"
+          % (err, args.steps, args.drift_max))
+    check(err_half > 0 and err / err_half >= 2.5, "NVE error shrinks like dt^2: %.2e (1 fs) / %.2e (0.5 fs) = %.2f (>= 2.5)"
+          % (err, err_half, err / max(err_half, 1e-300)))
+    harness.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -11,9 +11,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../../tools/env.sh" > /dev/null
-out=$(mkdir -p "$1" && cd "$1" && pwd) steps=${2:-10000}
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR [steps]}") steps=${2:-10000}
 snap=$("$here/../snap_plugin.sh")
-pot=$(cd "$(dirname "$LMP")/.." && pwd)/share/lammps-src/potentials
+coeff=$(nep_lammps_potential Ni_Zuo_JPCA2020.quadratic.snapcoeff)
+pot=$(dirname "$coeff")   # in.ni reads the model's .snapcoeff and .snapparam there
 cp "$here/nep.in" "$out/"
 cd "$out"
 lmp_run() {  # MODE DIR [extra lmp args]: runs in.ni in DIR, prints the wall time in ms

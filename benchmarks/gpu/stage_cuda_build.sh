@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stage the CUDA build for a device run: binaries and the CUDA Kokkos library into .device/, and
-# what benchmarks/gpu/train_device.sh needs to build nep-train there
+# Stage the CUDA build for a device run (benchmarks/gpu/device_run.sh): binaries and the CUDA Kokkos library into .device/, and
+# what benchmarks/gpu/gpu_train_speed.sh needs to build nep-train there
 # (git-ignored by .gitignore; carried with `carry: [".device"]`, 64 MiB at most).
 # With NEP_CUDA_LAMMPS=1 also the CUDA LAMMPS (tools/cuda_lammps.sh) and its nepplugin.so, stripped
 # and xz-compressed into .device/lammps.tar.xz (liblammps.so is ~80 MB raw).
@@ -19,7 +19,7 @@ cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descript
   $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
 kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$NEP_CUDA_ARCH
 cp -a "$kokkos"/lib/*.so* .device/lib/
-# for train_device.sh (nep-train built on the device against its Python torch): the CUDA core (and its data library),
+# for gpu_train_speed.sh (nep-train built on the device against its Python torch): the CUDA core (and its data library),
 # the CUDA Kokkos install (headers, CMake files, nvcc_wrapper) and libhdf5 with the libraries it
 # needs that are not the C runtime
 cp $bdir/libnep_core.a $bdir/libnep_data.a .device/lib/

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# One prepared GPU run (the device tool runs it in a copy of the repo; results go to $OUT).
-# Needs the CUDA build (tools/cuda_build.sh) staged by benchmarks/gpu/stage.sh into .device/.
+# GPU correctness checks and speed: the first part of benchmarks/gpu/device_run.sh (the device tool
+# runs it in a copy of the repo; results go to $OUT). Needs the CUDA build (tools/cuda_build.sh)
+# staged by benchmarks/gpu/stage_cuda_build.sh into .device/.
 # Also runs on a CPU build as a dry run (bench with the OpenMP backend, small sizes):
-#   BIN=<dir with the 4 binaries> LIBDIR=<its Kokkos lib dir> BACKEND=openmp SIZES="4:2" benchmarks/gpu/run_device.sh
+#   BIN=<dir with the 4 binaries> LIBDIR=<its Kokkos lib dir> BACKEND=openmp SIZES="4:2" benchmarks/gpu/gpu_checks_and_speed.sh
 #   1. correctness on the GPU: the NEP_CPU fixture comparisons and physics checks (Device backend)
 #   2. core speed (energy + forces + virial; host neighbour build included, kernels timed apart
 #      with NEP_TIMING) for PbTe NEP4, Si 5-body and C at ~10k, ~100k and ~1M atoms
-#   3. when stage.sh staged the CUDA LAMMPS (.device/lammps.tar.xz), or LMP_DIR names one: LAMMPS MD with
-#      `pair_style nep/gpu` (-k on g 1 -sf kk, NVT, data resident on the GPU) for PbTe NEP4 at
+#   3. when stage_cuda_build.sh staged the CUDA LAMMPS (.device/lammps.tar.xz), or LMP_DIR names one:
+#      LAMMPS MD with `pair_style nep/gpu` (-k on g 1 -sf kk, NVT, data resident on the GPU) for PbTe NEP4 at
 #      110,592 and 884,736 atoms, double and float: atom-steps/s into lammps.txt; then the plugin's
 #      NEP_CPU fixture comparison through that LAMMPS on the GPU (lmp_reference.py)
 set -uo pipefail

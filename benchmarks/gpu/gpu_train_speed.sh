@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# nep-train on the GPU (the second prepared device command; results into $OUT/train.txt).
+# nep-train's speed on the GPU against the CPU: the second part of benchmarks/gpu/device_run.sh
+# (results into $OUT/train.txt).
 # The device machine has no Debian LibTorch, so nep-train is built there against its Python
-# torch's LibTorch, linking the CUDA core compiled here (stage.sh puts libnep_core.a and libnep_data.a, the CUDA
-# Kokkos install and libhdf5 with its libraries into .device/): only the trainer's few files
-# compile there. Then, on the GPUMD PbTe example (20 training frames, the bench_pbte.sh model:
+# torch's LibTorch, linking the CUDA core compiled here (stage_cuda_build.sh puts libnep_core.a and
+# libnep_data.a, the CUDA Kokkos install and libhdf5 with its libraries into .device/): only the
+# trainer's few files compile there. Then, on the GPUMD PbTe example (20 training frames, the bench_pbte.sh model:
 # cutoff 8 4, n_max 6 6, basis 6 6, l_max 4 2 0, neuron 30, batch 4) and on a larger set (the same
 # frames tiled 2x2x2: 8x the atoms per frame), s/epoch with --device cuda and --device cpu
 # (all cores), and the final RMSEs of both (they train the same model to round-off).
-#   on the device:  bash benchmarks/gpu/train_device.sh            (carry .device)
-#   CPU dry run:    BIN=build DEVICE=kokkos EPOCHS=4 benchmarks/gpu/train_device.sh
-#   the device build alone, here with Debian's LibTorch (CI does this after benchmarks/gpu/stage.sh):
+#   on the device:  bash benchmarks/gpu/gpu_train_speed.sh     (carry .device)
+#   CPU dry run:    BIN=build DEVICE=kokkos EPOCHS=4 benchmarks/gpu/gpu_train_speed.sh
+#   the device build alone, here with Debian's LibTorch (CI does this after benchmarks/gpu/stage_cuda_build.sh):
 #     NEP_TRAIN_BUILD_ONLY=1 NEP_TORCH_LIBS="$L/libtorch_cpu.so;$L/libc10.so" \
-#     NEP_TORCH_INCLUDES="/usr/include;/usr/include/torch/csrc/api/include" benchmarks/gpu/train_device.sh
+#     NEP_TORCH_INCLUDES="/usr/include;/usr/include/torch/csrc/api/include" benchmarks/gpu/gpu_train_speed.sh
 #   (L=/usr/lib/x86_64-linux-gnu)
 set -uo pipefail
 OUT=${OUT:-/tmp/nep-gpu-out}
@@ -30,7 +31,7 @@ if [ -z "${BIN:-}" ]; then
     mapfile -t targs < <(torch_cmake_args "$NEP_TORCH_LIBS" "$NEP_TORCH_INCLUDES")
   else
     mapfile -t targs < <(python_torch_cmake_args)
-    [ "${#targs[@]}" -gt 0 ] || { echo "train_device: no usable Python torch"; exit 1; }
+    [ "${#targs[@]}" -gt 0 ] || { echo "gpu_train_speed: no usable Python torch"; exit 1; }
   fi
   [ -d "$dev/hdf5lib" ] || tar -C "$dev" -xJf "$dev/hdf5lib.tar.xz"
   # the Kokkos install was made here: point its CUDA runtime at this machine's
@@ -38,7 +39,7 @@ if [ -z "${BIN:-}" ]; then
   for d in lib64 lib targets/x86_64-linux/lib; do
     [ -e "$cuda/$d/libcudart.so" ] && { cudalib=$cuda/$d; break; }
   done
-  [ -n "$cudalib" ] || { echo "train_device: no libcudart.so under $cuda"; exit 1; }
+  [ -n "$cudalib" ] || { echo "gpu_train_speed: no libcudart.so under $cuda"; exit 1; }
   libcuda=$cudalib/stubs/libcuda.so
   [ -e "$libcuda" ] || libcuda=$(ldconfig -p | awk '$1 == "libcuda.so.1" { print $NF; exit }')
   sed -i "s#\"[^\"]*/libcudart.so\"#\"$cudalib/libcudart.so\"#; s#\"[^\"]*/libcuda.so\"#\"$libcuda\"#" \
@@ -57,7 +58,7 @@ if [ -z "${BIN:-}" ]; then
            -DNEP_BUILD_PLUGIN=OFF -DNEP_BUILD_TESTS=OFF -DNEP_BUILD_BENCHMARKS=OFF &&
          cmake --build "$bdir" -j "$(nproc)" --target nep-train; } > "$OUT/train_build.log" 2>&1; then
     tail -n 40 "$OUT/train_build.log"
-    echo "train_device: building nep-train failed (log: train_build.log)"
+    echo "gpu_train_speed: building nep-train failed (log: train_build.log)"
     exit 1
   fi
   echo "nep-train built here in $(($(date +%s) - t0)) s (${targs[*]})" | tee "$OUT/train.txt"
