@@ -20,17 +20,14 @@
 using namespace LAMMPS_NS;
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: test_fix_masks PLUGIN.so WORKDIR\n");
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: test_fix_masks PLUGIN.so WORKDIR Si.sw\n");
     return 2;
   }
   MPI_Init(&argc, &argv);
-  const std::string plugin = argv[1], dir = argv[2];
+  const std::string plugin = argv[1], dir = argv[2], sw = argv[3];    // sw: LAMMPS's own Si.sw
   FILE* fp = std::fopen((dir + "/nep.in").c_str(), "w");
   std::fputs("type 1 Si\ncutoff 4.2 3.7\nn_max 4 4\nbasis_size 6 6\nl_max 4 2 0\nneuron 8\nbatch 2\nepoch 2\n", fp);
-  std::fclose(fp);
-  fp = std::fopen((dir + "/Si.sw").c_str(), "w");
-  std::fputs("Si Si Si 2.1683 2.0951 1.80 21.0 1.20 -0.333333333333 7.049556277 0.6022245584 4.0 0.0 0.0\n", fp);
   std::fclose(fp);
   const char* lmp_argv[] = {"lmp", "-log", "none", "-screen", "none", "-k", "on", "t", "1", "-sf", "kk"};
   auto* lmp = new LAMMPS(11, const_cast<char**>(lmp_argv), MPI_COMM_WORLD);
@@ -38,7 +35,7 @@ int main(int argc, char** argv) {
                         "create_box 1 box", "create_atoms 1 box", "mass 1 28.0855",
                         "velocity all create 1500 7 loop geom", "pair_style sw"};
   for (const char* c : deck) lmp->input->one(c);
-  lmp->input->one(("pair_coeff * * " + dir + "/Si.sw Si").c_str());
+  lmp->input->one(("pair_coeff * * " + sw + " Si").c_str());
   lmp->input->one(("plugin load " + plugin).c_str());
   lmp->input->one("fix nve all nve");
   lmp->input->one(("fix learn all nep/train every 3 buffer " + dir + "/masks.h5 model " + dir +
