@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "evaluator_basis.hpp"
-#include "host_tanh.hpp"
 #include "nep/angular_basis.hpp"
+#include "nep/core/host_tanh.hpp"
 #include "nep/error.hpp"
 #include "train_gradient_math.hpp"
 

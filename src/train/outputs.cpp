@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../core/text_util.hpp"
+#include "nep/core/text_util.hpp"
 #include "nep/error.hpp"
 #include "nep/train_gradient.hpp"
 

@@ -11,13 +11,13 @@
 #include <ostream>
 #include <sstream>
 
-#include "../core/text_util.hpp"
 #include "batch_loss.hpp"
 #include "comm.hpp"
 #include "dataset.hpp"
+#include "nep/core/text_util.hpp"
+#include "nep/data/frame_store.hpp"
 #include "nep/device_gradient.hpp"
 #include "nep/error.hpp"
-#include "nep/data/frame_store.hpp"
 #include "nep/timing.hpp"
 #include "nep/train/config.hpp"
 #include "nep/train_gradient.hpp"
