@@ -6,7 +6,7 @@
 
 #include "nep/core/text_util.hpp"
 #include "nep/error.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 namespace nep {
 namespace train {

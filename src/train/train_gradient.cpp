@@ -1,11 +1,10 @@
-// Dual-number reverse-mode parameter gradient of the NEP energy (see include/nep/train_gradient.hpp).
+// Dual-number reverse-mode parameter gradient of the NEP energy (see include/nep/train/train_gradient.hpp).
 // Index conventions follow the core (evaluator_impl.hpp): q = [radial n < NR | angular
 // (L-1)*NA + n for L = 1..L3 | q_222 block | q_1111 block], moment entries e < S per n.
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 #include <cmath>
 
-#include "evaluator_basis.hpp"
 #include "nep/angular_basis.hpp"
 #include "nep/core/host_tanh.hpp"
 #include "nep/error.hpp"
@@ -159,7 +158,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
   double* qsd = sc.qsd.data();
   double* Fpv = sc.Fpv.data();
   double* Fpd = sc.Fpd.data();
-  Dual q[detail::kMaxDim], Fp[detail::kMaxDim];
+  Dual q[limits::kMaxDim], Fp[limits::kMaxDim];
   double e_sum = 0.0, phi_sum = 0.0;
   auto coef = [wE](Dual x) { return wE * x.v - x.d; };  // contribution of dX/dtheta to dL/dtheta
   // tangent of r_ij along the seeded direction: u = delta_j - delta_i + Delta^T r_ij

@@ -13,8 +13,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "evaluator_basis.hpp"
 #include "nep/angular_basis.hpp"
+#include "nep/core/kokkos_compat.hpp"
 #include "train_gradient_math.hpp"
 
 namespace nep {
