@@ -3,7 +3,7 @@
 # in LAMMPS_PLUGIN_PATH: LAMMPS >= 4May2022 loads every *plugin.so in it at start-up), the core's
 # headers in include/nep/, and the libraries with a CMake package (find_package(lammps_nep)) whose
 # imported targets are lammps_nep::nep_core and, when built, lammps_nep::nep_data (HDF5 frame store)
-# and lammps_nep::nep_train (trainer, LibTorch).
+# and lammps_nep::nep_train (trainer, LibTorch; with lammps_nep::nep_train_kernels, its kernels).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 set(NEP_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/lammps_nep)
@@ -51,8 +51,9 @@ if(NOT NEP_CORE_LIBRARY)   # (a prebuilt core is not this build's to install)
   set(NEP_CONFIG_MPI OFF)
   if(TARGET nep_train)
     set(NEP_CONFIG_TRAIN ON)
-    # nep_torch carries LibTorch's libraries to whoever links the static trainer
-    list(APPEND _nep_libraries nep_train nep_torch)
+    # nep_torch carries LibTorch's libraries to whoever links the static trainer; nep_train_kernels
+    # (its forward and gradient kernels, headers in include/nep/train/) goes with it
+    list(APPEND _nep_libraries nep_train nep_train_kernels nep_torch)
     if(NOT NEP_TORCH_LIBRARIES)
       set(NEP_CONFIG_TORCH_PACKAGE ON)   # the targets name find_package(Torch)'s imported targets
     endif()

@@ -15,10 +15,10 @@
 #include <cstdio>
 #include <random>
 
-#include "nep/device_gradient.hpp"
 #include "nep/error.hpp"
 #include "nep/predict.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/device_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 #include "nep/xyz.hpp"
 #include "test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "core/host_tanh.hpp"
+#include "nep/core/host_tanh.hpp"
 #include "nep/list_evaluate.hpp"
 #include "test_support.hpp"
 

@@ -13,7 +13,7 @@
 #include "nep/predict.hpp"
 #include "nep/xyz.hpp"
 
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 #include "test_support.hpp"
 
 namespace {

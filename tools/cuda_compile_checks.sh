@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CUDA compile checks of CI (no GPU needed), so GPU code cannot rot silently:
 #   1. what a device run executes (benchmarks/gpu/stage_cuda_build.sh: the core, nep-predict, nep-frames, the
-#      device tests, bench_core) built with nvcc into build-cuda/ (no trainer: it compiles once, in 3);
+#      trainer's CUDA kernels, the device tests, bench_core) built with nvcc into build-cuda/ (no
+#      trainer's LibTorch side: it compiles once, in 3, against the kernels built here);
 #   2. every plugin source, fix nep/train included, as the CUDA LAMMPS (Serial + CUDA Kokkos, STUBS
 #      MPI) compiles it (tools/cuda_plugin_compile_check.sh);
 #   3. the device run's own build of nep-train (prebuilt CUDA core + LibTorch's CPU libraries named
@@ -17,7 +18,7 @@ if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
 fi
 start=$SECONDS
 export NEP_CUDA_BUILD_DIR=build-cuda NEP_CUDA_TRAINER=0
-export NEP_CUDA_TARGETS="nep-predict nep-frames test_reference test_physics test_descriptor test_device_gradient bench_core"
+export NEP_CUDA_TARGETS="nep-predict nep-frames nep_train_kernels test_reference test_physics test_descriptor test_device_gradient bench_core"
 bash tools/cuda_build.sh | tail -n 1
 echo "cuda checks: CUDA build finished at $((SECONDS - start)) s"
 bash tools/cuda_plugin_compile_check.sh | tail -n 1

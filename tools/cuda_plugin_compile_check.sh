@@ -26,7 +26,7 @@ if grep -q '^#define KOKKOS_ENABLE_OPENMP$' "$kokkos/include/KokkosCore_config.h
 fi
 cd "$NEP_REPO"
 flags=(-std=c++17 -O0 -arch=sm_$NEP_CUDA_SM --expt-extended-lambda --expt-relaxed-constexpr
-       -I"$kokkos/include" -I"$NEP_REPO/include" -I"$NEP_REPO/src" -isystem /usr/include/hdf5/serial
+       -I"$kokkos/include" -I"$NEP_REPO/include" -isystem /usr/include/hdf5/serial
        -DLMP_KOKKOS -DLMP_KOKKOS_GPU -DLAMMPS_SMALLBIG -DLAMMPS_LIB_NO_MPI -DLMP_PLUGIN -DNEP_PLUGIN_KOKKOS
        -DNEP_PLUGIN_TRAIN -DNEP_LAMMPS_VERSION=20210929
        -I"$lmp/STUBS" -I"$lmp" -I"$lmp/KOKKOS" -I"$NEP_REPO/lammps_plugin")

@@ -34,7 +34,7 @@ done
 cp "$kk/KokkosCore_Config_SetupBackend.hpp" "$out/kokkos-config/"
 
 cd "$NEP_REPO"
-common=(-std=c++20 -fopenmp -I"$out/kokkos-config" -isystem "$kk" -I"$NEP_REPO/include" -I"$NEP_REPO/src"
+common=(-std=c++20 -fopenmp -I"$out/kokkos-config" -isystem "$kk" -I"$NEP_REPO/include"
         -isystem /usr/include/hdf5/serial)
 # as LAMMPS 4Jul2026's own KOKKOS build compiles (cmake/Modules/Packages/KOKKOS.cmake defaults)
 lammps=(-DLMP_KOKKOS -DLMP_KOKKOS_DOUBLE_DOUBLE -DLMP_KOKKOS_LAYOUT_LEGACY -DLAMMPS_SMALLBIG -DLAMMPS_MEMALIGN=64

@@ -2,9 +2,10 @@
 # nep-train's speed on the GPU against the CPU: the second part of benchmarks/gpu/device_run.sh
 # (results into $OUT/train.txt).
 # The device machine has no Debian LibTorch, so nep-train is built there against its Python
-# torch's LibTorch, linking the CUDA core compiled here (stage_cuda_build.sh puts libnep_core.a and
-# libnep_data.a, the CUDA Kokkos install and libhdf5 with its libraries into .device/): only the
-# trainer's few files compile there. Then, on the GPUMD PbTe example (20 training frames, the bench_pbte.sh model:
+# torch's LibTorch, linking the CUDA core compiled here (stage_cuda_build.sh puts libnep_core.a, libnep_data.a and
+# libnep_train_kernels.a, the trainer's CUDA kernels, the CUDA Kokkos install and libhdf5 with its
+# libraries into .device/): only the trainer's few files around the kernels compile there. Then,
+# on the GPUMD PbTe example (20 training frames, the bench_pbte.sh model:
 # cutoff 8 4, n_max 6 6, basis 6 6, l_max 4 2 0, neuron 30, batch 4) and on a larger set (the same
 # frames tiled 2x2x2: 8x the atoms per frame), s/epoch with --device cuda and --device cpu
 # (all cores), and the final RMSEs of both (they train the same model to round-off).

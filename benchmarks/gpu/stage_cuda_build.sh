@@ -19,10 +19,10 @@ cp $bdir/tests/test_reference $bdir/tests/test_physics $bdir/tests/test_descript
   $bdir/benchmarks/bench_core $bdir/nep-predict .device/bin/
 kokkos=$LAMMPS_NEP_CACHE/kokkos-3.4.01-cuda-$NEP_CUDA_ARCH
 cp -a "$kokkos"/lib/*.so* .device/lib/
-# for gpu_train_speed.sh (nep-train built on the device against its Python torch): the CUDA core (and its data library),
-# the CUDA Kokkos install (headers, CMake files, nvcc_wrapper) and libhdf5 with the libraries it
-# needs that are not the C runtime
-cp $bdir/libnep_core.a $bdir/libnep_data.a .device/lib/
+# for gpu_train_speed.sh (nep-train built on the device against its Python torch): the CUDA core (and its data library
+# and the trainer's CUDA kernels, libnep_train_kernels.a), the CUDA Kokkos install (headers, CMake
+# files, nvcc_wrapper) and libhdf5 with the libraries it needs that are not the C runtime
+cp $bdir/libnep_core.a $bdir/libnep_data.a $bdir/libnep_train_kernels.a .device/lib/
 cp -a "$kokkos" .device/kokkos
 # (compressed, own folder: only nep-train's runs put it on LD_LIBRARY_PATH, not Python's)
 mkdir -p .device/hdf5lib

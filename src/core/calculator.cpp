@@ -2,7 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kokkos_compat.hpp"
+#include "nep/core/kokkos_compat.hpp"
 #include "nep/error.hpp"
 #include "nep/evaluator.hpp"
 #include "nep/timing.hpp"

@@ -2,8 +2,8 @@
 #pragma once
 #include <Kokkos_Core.hpp>
 
-#include "kokkos_compat.hpp"
 #include "nep/angular_basis.hpp"
+#include "nep/core/kokkos_compat.hpp"
 #include "nep/model.hpp"
 
 namespace nep {

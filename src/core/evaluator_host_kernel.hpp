@@ -18,10 +18,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "descriptor_math.hpp"
 #include "evaluator_basis.hpp"
 #include "host_lane_basis.hpp"
-#include "host_tanh.hpp"
+#include "nep/core/descriptor_math.hpp"
+#include "nep/core/host_tanh.hpp"
 
 namespace nep {
 namespace detail {

@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "descriptor_math.hpp"
 #include "evaluator_basis.hpp"
 #include "evaluator_host_kernel.hpp"
+#include "nep/core/descriptor_math.hpp"
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
 #include "nep/evaluator.hpp"

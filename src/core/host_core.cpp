@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "kokkos_compat.hpp"
+#include "nep/core/kokkos_compat.hpp"
 #include "nep/evaluator.hpp"
 #include "nep/fault.hpp"
 

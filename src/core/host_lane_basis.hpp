@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "descriptor_math.hpp"
 #include "evaluator_basis.hpp"
+#include "nep/core/descriptor_math.hpp"
 
 namespace nep {
 namespace detail {

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "nep/core/text_util.hpp"
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
 #include "nep/model.hpp"
-#include "text_util.hpp"
 
 namespace nep {
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "nep/core/text_util.hpp"
 #include "nep/error.hpp"
-#include "text_util.hpp"
 
 namespace nep {
 

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "nep/core/text_util.hpp"
 #include "nep/error.hpp"
 #include "nep/xyz.hpp"
-#include "text_util.hpp"
 
 namespace nep {
 

@@ -5,10 +5,10 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 
-#include "nep/device_gradient.hpp"
 #include "nep/list_evaluate.hpp"
 #include "nep/timing.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/device_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 namespace nep {
 namespace train {

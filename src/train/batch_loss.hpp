@@ -47,7 +47,7 @@ struct BatchResult {
 class BatchLoss {
  public:
   // device: training forward and gradient on the default Kokkos execution space
-  // (nep/device_gradient.hpp) instead of the host kernel; validation and outputs stay on the core.
+  // (nep/train/device_gradient.hpp) instead of the host kernel; validation and outputs stay on the core.
   explicit BatchLoss(int threads, bool device = false);
   ~BatchLoss();
   // model: current parameters (incl. b1, q_scaler). grad (size num_trainable_parameters) is

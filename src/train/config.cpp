@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "../core/text_util.hpp"
+#include "nep/core/text_util.hpp"
 #include "nep/keyword_table.hpp"
 #include "nep/elements.hpp"
 #include "nep/error.hpp"

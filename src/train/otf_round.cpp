@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "nep/error.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 #include "rng.hpp"
 #include "session.hpp"
 

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "../core/text_util.hpp"
+#include "nep/core/text_util.hpp"
 #include "nep/error.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 namespace nep {
 namespace train {

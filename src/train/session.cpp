@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "nep/timing.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 #include "prefetch.hpp"
 #include "rng.hpp"
 

@@ -11,16 +11,16 @@
 #include <ostream>
 #include <sstream>
 
-#include "../core/text_util.hpp"
 #include "batch_loss.hpp"
 #include "comm.hpp"
 #include "dataset.hpp"
-#include "nep/device_gradient.hpp"
-#include "nep/error.hpp"
+#include "nep/core/text_util.hpp"
 #include "nep/data/frame_store.hpp"
+#include "nep/error.hpp"
 #include "nep/timing.hpp"
 #include "nep/train/config.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/device_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 #include "optimizer.hpp"
 #include "outputs.hpp"
 #include "session.hpp"

@@ -1,7 +1,7 @@
-// DeviceGradient (include/nep/device_gradient.hpp): the packed, device-resident copy of the frames'
+// DeviceGradient (include/nep/train/device_gradient.hpp): the packed, device-resident copy of the frames'
 // pair bases, its uploads through pinned staging, and the per-batch launches of the kernels in
 // device_gradient_kernel.hpp.
-#include "nep/device_gradient.hpp"
+#include "nep/train/device_gradient.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include "device_gradient_kernel.hpp"
 #include "nep/error.hpp"
 #include "nep/timing.hpp"
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 namespace nep {
 

@@ -1,6 +1,7 @@
 // Per-atom maths of NEP shared by the core's kernels (host and device) and the trainer's (on
 // duals): the angular invariants (NEP Eqs. 7-9 and the 4/5-body q_222, q_1111) with their
-// gradients, and the per-type network with its gradient.
+// gradients, and the per-type network with its gradient. Public (nep/core/) so that the trainer's
+// kernels instantiate these very forms, not copies of them (test_train_gradient holds the two equal).
 // Index conventions as in the core (evaluator_impl.hpp): moment entries e < S per n; channel
 // ch = L-1 for L = 1..L3, then q_222, then q_1111, each at q[ch * stride]. X is the value type
 // (float, double or a dual number), C the type of the constants, passed in (c3b:

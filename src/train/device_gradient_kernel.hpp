@@ -13,8 +13,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "evaluator_basis.hpp"
 #include "nep/angular_basis.hpp"
+#include "nep/core/kokkos_compat.hpp"
 #include "train_gradient_math.hpp"
 
 namespace nep {
@@ -214,6 +214,9 @@ struct TrainKernel : ModelSizes {
   }
 
   // ---- gradient row of atom k (GradientKernel::accumulate for one atom)
+  // long-function: one Kokkos work item per atom holds the atom's Dual descriptor, network state and
+  // tangents in local arrays through every phase (descriptor, network backward, radial and angular
+  // chain rules); device functions for the phases would pass them all by reference and risk spills.
   KOKKOS_INLINE_FUNCTION void operator()(TagBackward, const int k) const {
     const AtomRow row = rows.row(k);
     for (int x = 0; x < Pa; ++x) row[x] = 0.0;

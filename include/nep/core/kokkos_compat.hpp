@@ -1,5 +1,6 @@
 // The Kokkos calls whose form changed between Kokkos 3.4.01 (the one LAMMPS 29Sep2021 uses) and
-// Kokkos 4.3+/5.x (LAMMPS 4Feb2025 needs >= 4.5, 4Jul2026 >= 5.1), in one place.
+// Kokkos 4.3+/5.x (LAMMPS 4Feb2025 needs >= 4.5, 4Jul2026 >= 5.1), in one place for the core and
+// the trainer's Kokkos kernels (public: nep/core/).
 #pragma once
 #include <Kokkos_Core.hpp>
 

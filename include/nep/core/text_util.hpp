@@ -1,4 +1,4 @@
-// Small text helpers shared by the file readers.
+// Small text helpers shared by the core's file readers and the trainer's (nep.in, its outputs).
 #pragma once
 #include <cstdio>
 #include <filesystem>

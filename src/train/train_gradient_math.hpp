@@ -5,7 +5,7 @@
 #pragma once
 #include <Kokkos_Macros.hpp>
 
-#include "descriptor_math.hpp"
+#include "nep/core/descriptor_math.hpp"
 
 namespace nep {
 namespace detail {

@@ -1,13 +1,12 @@
-// Dual-number reverse-mode parameter gradient of the NEP energy (see include/nep/train_gradient.hpp).
+// Dual-number reverse-mode parameter gradient of the NEP energy (see include/nep/train/train_gradient.hpp).
 // Index conventions follow the core (evaluator_impl.hpp): q = [radial n < NR | angular
 // (L-1)*NA + n for L = 1..L3 | q_222 block | q_1111 block], moment entries e < S per n.
-#include "nep/train_gradient.hpp"
+#include "nep/train/train_gradient.hpp"
 
 #include <cmath>
 
-#include "evaluator_basis.hpp"
-#include "host_tanh.hpp"
 #include "nep/angular_basis.hpp"
+#include "nep/core/host_tanh.hpp"
 #include "nep/error.hpp"
 #include "train_gradient_math.hpp"
 
@@ -130,6 +129,11 @@ GradientKernel::GradientKernel(const Model& m) : m_(m) {
       for (int d = 0; d < D_; ++d) w0t_[(static_cast<size_t>(t) * D_ + d) * Hp_ + h] = m.ann[ann_stride_ * t + h * D_ + d];
 }
 
+// long-function: one per-atom pass of the dual-number reverse mode in phases that share state: the
+// descriptor with its tangents, the network forward and backward, then the radial and angular
+// chain rules back to the cached pair basis. The phases share ~20 scratch pointers, padded lane
+// counts and the per-atom Dual arrays q[] and Fp[]; the register-blocked loops were tuned in this
+// form (docs/benchmarks_log.md §9d), and split into functions each would take all of them.
 void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, const double* delta,
                                 const double* Delta, double* grad, Scratch& sc, double* e_nn, double* phi) const {
   const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KRp = pb.KRp, KA = KA_, S = S_;
@@ -159,7 +163,7 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
   double* qsd = sc.qsd.data();
   double* Fpv = sc.Fpv.data();
   double* Fpd = sc.Fpd.data();
-  Dual q[detail::kMaxDim], Fp[detail::kMaxDim];
+  Dual q[limits::kMaxDim], Fp[limits::kMaxDim];
   double e_sum = 0.0, phi_sum = 0.0;
   auto coef = [wE](Dual x) { return wE * x.v - x.d; };  // contribution of dX/dtheta to dL/dtheta
   // tangent of r_ij along the seeded direction: u = delta_j - delta_i + Delta^T r_ij
@@ -367,6 +371,9 @@ void GradientKernel::accumulate(const PairBasis& pb, int i0, int i1, double wE, 
   if (phi) *phi += phi_sum;
 }
 
+// long-function: the training forward per atom in the same phases as accumulate (descriptor from the
+// cached basis, network, dU/dq, radial and angular forces and virial), sharing its scratch and the
+// per-atom arrays; kept in one piece for the same reason (docs/benchmarks_log.md §9d).
 void GradientKernel::forward(const PairBasis& pb, double& energy, double* virial, double* force, Scratch& sc) const {
   const int T = T_, D = D_, H = H_, NR = NR_, NA = NA_, NAp = NAp_, KR = KR_, KRp = pb.KRp, KA = KA_, S = S_;
   const int n = pb.nlocal;

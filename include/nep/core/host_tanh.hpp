@@ -2,13 +2,14 @@
 // call per element): tanh|z| = e / (e + 2) with e = expm1(2|z|); expm1 by the reduction
 // x = k ln2 + r, |r| <= ln2/2 (ln2 split in two, Cody-Waite) and the Taylor series of expm1(r)
 // to r^13 (the first omitted term is < 4e-18 of the result), then expm1(x) = 2^k expm1(r) + 2^k - 1.
-// Within a few ulp of libm (tests/test_descriptor.cpp holds it to 1e-15 relative).
+// Within a few ulp of libm (tests/test_host_kernel.cpp holds it to 1e-15 relative). Public
+// (nep/core/): the trainer's host kernel uses the same tanh as the core's.
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#include "descriptor_math.hpp"  // NEP_SIMD
+#include "nep/core/descriptor_math.hpp"  // NEP_SIMD
 
 namespace nep {
 namespace detail {
