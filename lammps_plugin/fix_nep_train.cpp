@@ -57,17 +57,6 @@
 using namespace LAMMPS_NS;
 using namespace FixConst;
 
-// rank 0's string (e.g. an error message, empty = fine) on every rank
-std::string LAMMPS_NS::nep_bcast_string(std::string s, MPI_Comm world)
-{
-  int me = 0;
-  MPI_Comm_rank(world, &me);
-  long long n = static_cast<long long>(s.size());
-  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, world);
-  s.resize(static_cast<size_t>(n));
-  if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
-  return s;
-}
 
 /* ---------------------------------------------------------------------- */
 
@@ -188,16 +177,16 @@ void FixNEPTrain::init()
       err = e.what();
     }
   }
-  err = nep_bcast_string(err, world);
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
   MPI_Bcast(state, 2, MPI_DOUBLE, 0, world);
   frames = static_cast<bigint>(state[0]);
-  model_text = nep_bcast_string(model_text, world);
+  model_text = nep_lmp::bcast_string(model_text, world);
   if (act) {    // the committee members (start model's, or the restart's) on every rank
     int n = static_cast<int>(act->member_text.size());
     MPI_Bcast(&n, 1, MPI_INT, 0, world);
     act->member_text.resize(n);
-    for (auto &t : act->member_text) t = nep_bcast_string(t, world);
+    for (auto &t : act->member_text) t = nep_lmp::bcast_string(t, world);
   }
   if (comm->me == 0) {
     if (state[1] > 0)

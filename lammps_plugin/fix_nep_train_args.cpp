@@ -48,9 +48,9 @@ void FixNEPTrain::read_nep_in()
       err = e.what();
     }
   }
-  err = nep_bcast_string(err, world);
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
-  const std::string elements = nep_bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
+  const std::string elements = nep_lmp::bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
   const std::vector<std::string> nep_elements = utils::split_words(elements);
   std::vector<std::string> &type_elements = opt->type_elements;
   if (type_elements.empty()) {

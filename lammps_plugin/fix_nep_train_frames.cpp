@@ -13,6 +13,7 @@
 #include "update.h"
 
 #include "fix_nep_train_impl.h"
+#include "nep_plugin_common.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,19 +44,8 @@ bool FixNEPTrain::gather_frame(const double ev_total[7], nep::TrainingFrame &fr,
     for (int d = 0; d < 3; ++d) m[2 + d] = xi[d] - domain->boxlo[d];
     for (int d = 0; d < 3; ++d) m[5 + d] = fcopy[3 * i + d];
   }
-  int n = W * nlocal;
-  std::vector<int> counts(comm->nprocs), displs(comm->nprocs);
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
-  std::vector<double> all;
-  if (comm->me == 0) {
-    int total = 0;
-    for (int r = 0; r < comm->nprocs; ++r) {
-      displs[r] = total;
-      total += counts[r];
-    }
-    all.resize(total);
-  }
-  MPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
+  std::vector<int> counts, displs;
+  const std::vector<double> all = nep_lmp::gather_to_root(mine, world, counts, displs);
   if (comm->me != 0) return true;
 
   const bigint natoms = static_cast<bigint>(all.size() / W);
@@ -175,7 +165,7 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
     st[5] = max_err;
     st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
   }
-  err = nep_bcast_string(err, world);
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
   if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);
   MPI_Bcast(st, 8, MPI_DOUBLE, 0, world);

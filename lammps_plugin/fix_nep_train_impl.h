@@ -7,6 +7,7 @@
 
 #include "fix_nep_train.h"
 #include "fix_nep_train_settings.h"
+#include "nep_plugin_common.h"
 
 #include "nep/calculator.hpp"
 #include "nep/error.hpp"
@@ -26,9 +27,6 @@ namespace LAMMPS_NS {
 class Pair;
 class PairNEP;
 class NeighList;
-
-// rank 0's string (e.g. an error message, empty = fine) on every rank
-std::string nep_bcast_string(std::string s, MPI_Comm world);
 
 // rank 0 only
 struct FixNEPTrain::Impl {

@@ -62,7 +62,7 @@ void FixNEPTrain::start_round()
       err = e.what();
     }
   }
-  err = nep_bcast_string(err, world);
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: cannot start a training round: {}", err);
   MPI_Bcast(&started, 1, MPI_INT, 0, world);
   round_running = started != 0;
@@ -114,15 +114,15 @@ void FixNEPTrain::adopt_round()
       err = e.what();
     }
   }
-  err = nep_bcast_string(err, world);
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: training round {} failed: {}", rounds + 1, err);
   MPI_Bcast(m, 5, MPI_DOUBLE, 0, world);
-  model_text = nep_bcast_string(model_text, world);
+  model_text = nep_lmp::bcast_string(model_text, world);
   if (act) {
     int n = static_cast<int>(member_texts.size());
     MPI_Bcast(&n, 1, MPI_INT, 0, world);
     member_texts.resize(n);
-    for (auto &t : member_texts) t = nep_bcast_string(t, world);
+    for (auto &t : member_texts) t = nep_lmp::bcast_string(t, world);
   }
   for (int k = 0; k < 4; ++k) metrics[k] = m[k];
   ++rounds;

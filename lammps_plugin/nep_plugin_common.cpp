@@ -9,6 +9,40 @@
 
 namespace nep_lmp {
 
+std::string bcast_string(std::string s, MPI_Comm world)
+{
+  long long n = static_cast<long long>(s.size());
+  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, world);
+  s.resize(static_cast<size_t>(n));
+  if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
+  return s;
+}
+
+std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm world, std::vector<int> &counts,
+                                   std::vector<int> &displs)
+{
+  int me = 0, nprocs = 1;
+  MPI_Comm_rank(world, &me);
+  MPI_Comm_size(world, &nprocs);
+  int n = static_cast<int>(mine.size());
+  counts.assign(nprocs, 0);
+  displs.assign(nprocs, 0);
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
+  std::vector<double> all;
+  if (me == 0) {
+    int total = 0;
+    for (int r = 0; r < nprocs; ++r) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    all.resize(total);
+  }
+  // (a copy: LAMMPS's STUBS MPI takes a non-const send buffer)
+  std::vector<double> send(mine);
+  MPI_Gatherv(send.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
+  return all;
+}
+
 std::string join(const std::vector<std::string> &words)
 {
   std::string s;

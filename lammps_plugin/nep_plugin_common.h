@@ -7,6 +7,7 @@ class LAMMPS;
 class Fix;
 }
 
+#include <mpi.h>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,14 @@ namespace nep_lmp {
 // follows error->one does not flush a redirected screen or log, so the message is also written
 // to stderr (unbuffered) first. For per-rank failures that the other ranks cannot know about.
 [[noreturn]] void error_one(LAMMPS_NS::LAMMPS *lmp, const char *file, int line, const std::string &msg);
+
+// rank 0's string (e.g. an error message, empty = fine) on every rank
+std::string bcast_string(std::string s, MPI_Comm world);
+
+// Every rank's `mine` concatenated in rank order on rank 0 (returned there; empty elsewhere);
+// counts and displs (per rank, in doubles) are filled on rank 0. Collective.
+std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm world, std::vector<int> &counts,
+                                   std::vector<int> &displs);
 
 // words joined by single spaces
 std::string join(const std::vector<std::string> &words);

@@ -9,6 +9,7 @@
 #include "info.h"
 #include "lammps.h"
 #include "library.h"
+#include "pair_ipi.h"
 #include "pair_nep.h"
 #include "utils.h"
 #ifdef NEP_PLUGIN_TRAIN
@@ -38,6 +39,11 @@ static void require_kokkos(LAMMPS *lmp, const char *style)
                     "was built with KOKKOS_PREC single or mixed. Use pair style nep (without -sf kk)", style);
 }
 #endif
+
+static Pair *ipi_creator(LAMMPS *lmp)
+{
+  return new PairIPI(lmp);
+}
 
 static Pair *nep_creator(LAMMPS *lmp)
 {
@@ -138,6 +144,11 @@ extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
   plugin.name = "nep";
   plugin.info = "NEP (GPUMD nep.txt) pair style, lammps-nep core on the host";
   plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_creator;
+  (*register_plugin)(&plugin, lmp);
+
+  plugin.name = "ipi";
+  plugin.info = "forces of an external code (QE, CP2K, ASE, ...) over the i-PI socket protocol, LAMMPS as server";
+  plugin.creator.v1 = (lammpsplugin_factory1 *) &ipi_creator;
   (*register_plugin)(&plugin, lmp);
 
   plugin.name = "nep/gpu";

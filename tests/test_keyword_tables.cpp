@@ -14,6 +14,7 @@
 #include "nep/error.hpp"
 #include "nep/keyword_table.hpp"
 #include "nep/train/config.hpp"
+#include "pair_ipi_settings.h"
 #include "pair_nep_settings.h"
 
 #ifndef NEP_SOURCE_DIR
@@ -263,6 +264,33 @@ TEST(PairNEPKeywords, ParsesAndDocs) {
   nep_lmp::PairNEPSettings s;
   expect_docs(nep_lmp::pair_nep_keywords(s), "docs/pair_nep.rst", std::regex(R"(^\s+\*\w+\* values? = )"), false,
               "pair");
+}
+
+TEST(PairIPIKeywords, ParsesAndDocs) {
+  auto p = nep_lmp::parse_pair_ipi({"inet", "31415", "host", "10.1.2.3", "launch", "pw.x --ipi {address}", "retries", "0"});
+  EXPECT_TRUE(p.inet);
+  EXPECT_EQ(p.port, 31415);
+  EXPECT_EQ(p.host, "10.1.2.3");
+  EXPECT_EQ(p.launch, "pw.x --ipi {address}");
+  EXPECT_EQ(p.retries, 0);
+  p = nep_lmp::parse_pair_ipi({});
+  EXPECT_FALSE(p.inet);
+  EXPECT_EQ(p.unix_name, "");    // auto: a private folder
+  EXPECT_EQ(p.host, "127.0.0.1");
+  EXPECT_DOUBLE_EQ(p.timeout, 3600.0);
+  auto msg = [](const Args& a) {
+    try {
+      nep_lmp::parse_pair_ipi(a);
+    } catch (const nep::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(msg({"inet", "70000"}), "'inet': 70000 is out of range [0, 65535]");
+  EXPECT_EQ(msg({"unix", "../x"}), "unix NAME must not contain '..'");
+  EXPECT_EQ(msg({"wait", "0"}), "wait must be positive (seconds)");
+  nep_lmp::PairIPISettings s;
+  expect_docs(nep_lmp::pair_ipi_keywords(s), "docs/pair_ipi.rst", std::regex(R"(^\s+\*\w+\* values? = )"), false, "ipi");
 }
 
 TEST(TrainConfigKeywords, Docs) {

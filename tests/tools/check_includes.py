@@ -2,7 +2,7 @@
 """No library includes another's private headers.
 
 Owners: a library's private headers are its folder src/<lib>/; its public ones are under include/nep/
-(data: include/nep/data/, train: include/nep/train/, core: the rest, include/nep/core/ included); the
+(data: include/nep/data/, train: include/nep/train/, ipi: include/nep/ipi/, core: the rest, include/nep/core/ included); the
 plugin's, the apps' and the benchmarks' own headers are lammps_plugin/, apps/ and benchmarks/.
 Every #include of src/, include/, lammps_plugin/, apps/ and benchmarks/ is resolved as a compiler
 could find it (the including file's folder, then include/, src/ and the repository root, so that
@@ -25,7 +25,8 @@ DEPENDS = {
     "core": set(),
     "data": {"core"},
     "train": {"core", "data"},
-    "plugin": {"core", "data", "train"},
+    "ipi": {"core"},
+    "plugin": {"core", "data", "train", "ipi"},
     "apps": {"core", "data", "train"},
     "benchmarks": {"core", "data", "train"},
 }
@@ -42,7 +43,7 @@ def owner(rel):
     if parts[0] == "src" and len(parts) > 2:
         return ("private", parts[1])
     if parts[0] == "include" and len(parts) > 2 and parts[1] == "nep":
-        return ("public", parts[2] if parts[2] in ("data", "train") and len(parts) > 3 else "core")
+        return ("public", parts[2] if parts[2] in ("data", "train", "ipi") and len(parts) > 3 else "core")
     named = {"lammps_plugin": "plugin", "apps": "apps", "benchmarks": "benchmarks", "tests": "tests"}
     if parts[0] in named:
         return ("private", named[parts[0]])

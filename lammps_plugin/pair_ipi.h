@@ -1,0 +1,52 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   lammps-nep: pair_style ipi — the forces of an external code (Quantum ESPRESSO, CP2K, DFTB+, any
+   ASE calculator) through the i-PI socket protocol, LAMMPS as the server (docs/pair_ipi.rst).
+   Alone it is ab initio MD; as the teacher sub-style of pair_style hybrid/overlay it labels the
+   frames of fix nep/train. A thin adapter to the LAMMPS-free nep::ipi library.
+------------------------------------------------------------------------- */
+#ifndef LMP_NEP_PAIR_IPI_H
+#define LMP_NEP_PAIR_IPI_H
+
+#include "pair.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nep_lmp {
+struct PairIPISettings;
+}
+
+namespace LAMMPS_NS {
+
+class PairIPI : public Pair {
+ public:
+  PairIPI(class LAMMPS *);
+  ~PairIPI() override;
+  void compute(int, int) override;
+  void settings(int, char **) override;
+  void coeff(int, char **) override;
+  void init_style() override;
+  double init_one(int, int) override;
+  double memory_usage() override;
+
+  struct Link;    // rank 0: the socket server, the launched client, the private folder (pair_ipi.cpp)
+
+ protected:
+  std::unique_ptr<nep_lmp::PairIPISettings> opt;
+  std::unique_ptr<Link> link;
+  std::vector<std::string> type_elements;    // element of each atom type ([t-1])
+  bool input_checked = false;                // the client's input file was compared with LAMMPS's atoms
+  std::vector<double> gathered;              // rank 0: tag, type, x of every atom, in rank order
+  std::vector<int> counts, displs;           // per rank: doubles gathered (4 per atom)
+
+  void allocate();
+  bool gather_atoms(std::vector<int> &types, std::vector<double> &x);    // rank 0: atoms in ID order
+  std::string call(const std::vector<int> &types, const std::vector<double> &x, double *result);
+  std::string check_input(const std::vector<int> &types, const std::vector<double> &x, std::string &warning);
+  void scatter_forces(const std::vector<double> &f_by_id);
+};
+
+}    // namespace LAMMPS_NS
+
+#endif
