@@ -78,7 +78,7 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   nep::ensure_kokkos_initialized();
 
   vector_flag = 1;
-  size_vector = act ? 14 : 7;
+  size_vector = act ? 15 : 7;
   global_freq = 1;
   extvector = 0;
   restart_global = 1;

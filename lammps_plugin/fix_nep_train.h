@@ -97,7 +97,7 @@ class FixNEPTrain : public Fix {
   void active_end_of_step();
   double active_vector(int i) const;
   double committee_deviation();
-  void call_teacher(int eflag, int vflag, bool keep_forces);
+  bool call_teacher(int eflag, int vflag, bool keep_forces);
   void set_driver(bool teacher);
   void adopt_committee(const std::vector<std::string> &members);
   void start_round();

@@ -155,8 +155,9 @@ double FixNEPTrain::committee_deviation()
 
 // The teacher's forces, energy and virial for this step, into fcopy (ghosts folded) and `ev`.
 // keep_forces: they replace the student's in LAMMPS (this step is teacher-driven); else the
-// student's forces are restored.
-void FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
+// student's forces are restored. A teacher that can fail without stopping the run (pair_style
+// ipi: its "ipi_soft" flag) does so here: false, and the student's forces stay.
+bool FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
 {
   const int nall = atom->nlocal + atom->nghost;
   double **f = atom->f;
@@ -166,9 +167,15 @@ void FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
       act->fbackup[3 * i + d] = f[i][d];
       f[i][d] = 0.0;
     }
+  int dim = 0;
+  int *soft = static_cast<int *>(act->teacher->extract("ipi_soft", dim));
+  int *failed = static_cast<int *>(act->teacher->extract("ipi_failed", dim));
+  if (soft) *soft = 1;
   act->teacher->compute(eflag, vflag);    // its own tallies (ev_init), virial by fdotr on its forces alone
-  copy_forces();
-  if (keep_forces) {    // this step's energy and virial are the teacher's too
+  if (soft) *soft = 0;
+  const bool ok = !(failed && *failed);
+  if (ok) copy_forces();
+  if (ok && keep_forces) {    // this step's energy and virial are the teacher's too
     Pair *pair = force->pair;
     pair->eng_vdwl = act->teacher->eng_vdwl;
     pair->eng_coul = act->teacher->eng_coul;
@@ -185,6 +192,7 @@ void FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
     for (int i = 0; i < nall; ++i)
       for (int d = 0; d < 3; ++d) f[i][d] = act->fbackup[3 * i + d];
   }
+  return ok;
 }
 
 void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
@@ -208,8 +216,15 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
                    "driving although the deviation {:.3g} exceeds the upper threshold", step, ctl.settings().budget,
                    plan.deviation);
   if (plan.reason == nep::TeacherReason::Driving) copy_forces();    // the teacher's own forces, this step's driver
-  if (plan.compute_teacher) call_teacher(eflag, vflag, plan.teacher_forces);
-  if (plan.reason != nep::TeacherReason::None) {
+  const bool failed = plan.compute_teacher && !call_teacher(eflag, vflag, plan.teacher_forces);
+  const bool teacher_drove = plan.teacher_drove && !(failed && plan.teacher_forces);
+  if (failed) {
+    ctl.record_teacher_failure(plan);    // no labels; the student's forces stay; a take-over is called off
+    if (comm->me == 0)
+      history_event(fmt::format("\"event\":\"teacher_failed\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"
+                                "\"teacher_failures\":{}", step, nep::reason_name(plan.reason), sigma,
+                                ctl.teacher_failures()));
+  } else if (plan.reason != nep::TeacherReason::None) {
     const Pair *src = plan.compute_teacher ? act->teacher : force->pair;
     double ev[7] = {src->eng_vdwl + src->eng_coul, 0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 6; ++c) ev[1 + c] = src->virial[c];
@@ -226,7 +241,7 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
   }
   if (comm->me == 0 && committee)
     history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
-                              sigma, plan.teacher_drove ? "teacher" : "student"));
+                              sigma, teacher_drove ? "teacher" : "student"));
 }
 
 void FixNEPTrain::active_end_of_step()
@@ -262,6 +277,7 @@ double FixNEPTrain::active_vector(int i) const
     case 11: return static_cast<double>(ctl.audit_misses());
     case 12: return ctl.calibration_factor();
     case 13: return static_cast<double>(ctl.audits());
+    case 14: return static_cast<double>(ctl.teacher_failures());
     default: return 0.0;
   }
 }

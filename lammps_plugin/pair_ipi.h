@@ -29,6 +29,9 @@ class PairIPI : public Pair {
   void init_style() override;
   double init_one(int, int) override;
   double memory_usage() override;
+  // "ipi_soft" (int, set by fix nep/train while the student drives): a failed call is not retried
+  // and stops nothing; "ipi_failed" (int): the last compute's call failed (no forces, energy 0)
+  void *extract(const char *name, int &dim) override;
 
   struct Link;    // rank 0: the socket server, the launched client, the private folder (pair_ipi.cpp)
 
@@ -37,12 +40,13 @@ class PairIPI : public Pair {
   std::unique_ptr<Link> link;
   std::vector<std::string> type_elements;    // element of each atom type ([t-1])
   bool input_checked = false;                // the client's input file was compared with LAMMPS's atoms
+  int soft = 0, failed = 0;                  // see extract()
   std::vector<double> gathered;              // rank 0: tag, type, x of every atom, in rank order
   std::vector<int> counts, displs;           // per rank: doubles gathered (4 per atom)
 
   void allocate();
   bool gather_atoms(std::vector<int> &types, std::vector<double> &x);    // rank 0: atoms in ID order
-  std::string call(const std::vector<int> &types, const std::vector<double> &x, double *result);
+  std::string call(const std::vector<double> &x, int retries, double *result);
   std::string check_input(const std::vector<int> &types, const std::vector<double> &x, std::string &warning);
   void scatter_forces(const std::vector<double> &f_by_id);
 };

@@ -39,6 +39,8 @@ ActiveController student_driving(const ActiveSettings& s = settings()) {
   return c;
 }
 
+nep::StateRecord saved(const ActiveController& c);
+
 // The audit stream from its definition (docs: SplitMix64, stream (seed, audit = 5, step)),
 // written here independently of src/train/rng.hpp
 double audit_uniform(uint64_t seed, uint64_t step) {
@@ -241,6 +243,25 @@ TEST(ActiveController, RoundScheduleAndFixedAdoptionPoints) {
   ASSERT_TRUE(d.take_handover(60, true));
   EXPECT_TRUE(d.adoption_due(160, true));
   EXPECT_FALSE(d.adoption_due(150, true));
+}
+
+TEST(ActiveController, AFailedTeacherCallsOffItsTakeOver) {
+  ActiveController c = student_driving();
+  CheckPlan p = c.plan_check(10, 0.2, true, 1);    // lower: labels only
+  c.record_teacher_failure(p);
+  EXPECT_EQ(c.teacher_failures(), 1);
+  EXPECT_FALSE(c.take_handover(10, false));
+  p = c.plan_check(20, 0.9, true, 1);              // upper: a take-over, but the teacher fails
+  ASSERT_TRUE(p.teacher_forces);
+  c.record_teacher_failure(p);
+  EXPECT_FALSE(c.take_handover(20, false));        // the student keeps driving
+  EXPECT_FALSE(c.teacher_drives());
+  EXPECT_EQ(c.teacher_failures(), 2);
+  EXPECT_EQ(c.teacher_evaluations(), 2);           // the attempts cost what calls cost
+  EXPECT_EQ(c.plan_check(30, 0.9, true, 1).reason, TeacherReason::Upper);    // asked again later
+  ActiveController d(settings(), kSeed, kEvery, kTrainEvery);
+  d.restore(saved(c));
+  EXPECT_EQ(d.teacher_failures(), 2);
 }
 
 TEST(ActiveController, ExplodedFramesAndStepCounts) {

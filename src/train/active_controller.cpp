@@ -89,6 +89,11 @@ void ActiveController::record_label(const CheckPlan& plan, bool committee, doubl
   }
 }
 
+void ActiveController::record_teacher_failure(const CheckPlan& plan) {
+  ++teacher_failures_;
+  if (plan.teacher_forces) switch_pending_ = false;    // the student keeps driving
+}
+
 bool ActiveController::take_handover(int64_t step, bool round_running) {
   if (!switch_pending_) return false;
   switch_pending_ = false;
@@ -130,6 +135,7 @@ const ActiveController::IntegerField ActiveController::kIntegerFields[] = {
     {"rounds_at_handover", &ActiveController::rounds_at_handover_},
     {"round_started_frames", &ActiveController::round_started_frames_},
     {"round_adopt_step", &ActiveController::round_adopt_step_},
+    {"teacher_failures", &ActiveController::teacher_failures_},
 };
 
 void ActiveController::save(StateRecord& r) const {

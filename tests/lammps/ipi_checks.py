@@ -11,6 +11,8 @@ Lennard-Jones as LAMMPS's pair_style lj/cut) as the external code:
   species disagree with LAMMPS's atom order, a bad keyword;
 - fix nep/train with it as the teacher: passive, the same buffer as with lj/cut teaching (1e-10);
   mode active under hybrid/overlay, teacher calls over the socket."""
+import json
+import math
 import os
 import socket
 import subprocess
@@ -207,4 +209,24 @@ d, (p, log) = tr["active"]
 rows = thermo_rows(log)
 harness.check(p.returncode == 0 and rows and rows[-1]["f_learn[8]"] > 0 and rows[-1]["f_learn[1]"] > 0,
               "mode active under hybrid/overlay: the ipi teacher is called and its frames buffered")
+# a client that dies on every third call of its life, with the student driving from the start (the
+# active run's model and member as the start): every check step asks the teacher for labels (LO tiny,
+# HI huge); each failed call is counted and the step goes on with the student
+active_dir = tr["active"][0]
+d = harness.folder("active_faults")
+open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
+pair = (f"pair_style hybrid/overlay nep/gpu cutoff 6 ipi launch \"{client('--die-at 3')} --unix {{name}}\" timeout 20\n"
+        "pair_coeff * * nep/gpu none Ar\npair_coeff * * ipi Ar\n")
+text = train_deck(pair, f"mode active teacher ipi committee 2 threshold 1e-6 1e3 start {active_dir}/ar.nep.txt")
+p, log = launch_lmp(args.lmp, d, text.replace("f_learn[8]", "f_learn[8] f_learn[15]"), timeout=300).finish()
+rows = thermo_rows(log)
+events = [json.loads(l) for l in open(os.path.join(d, "ar.nep.txt.history.jsonl"))] if p.returncode == 0 else []
+failed_steps = {e["step"] for e in events if e["event"] == "teacher_failed"}
+labelled = {e["step"] for e in events if e["event"] == "teacher"}
+frames = read_buffer(args.frames, d, "ar.h5") if p.returncode == 0 else []
+finite = all(math.isfinite(v) for fr in frames for v in [fr["energy"]] + fr["virial"] + [x for a in fr["force"] for x in a])
+harness.check(p.returncode == 0 and rows and rows[-1]["f_learn[15]"] == len(failed_steps) > 0
+              and not (failed_steps & labelled) and len(frames) == len(labelled) and finite,
+              f"mode active, a client dying every third call: the run ends, {len(failed_steps)} failed calls counted "
+              f"(thermo, history) and none labelled, {len(frames)} finite frames buffered")
 harness.finish()

@@ -81,6 +81,10 @@ class ActiveController {
   // F_teacher|) pairs with the committee's deviation (calibration), and an audit whose true error
   // exceeds LO in true-error units counts as a miss.
   void record_label(const CheckPlan& plan, bool committee, double max_deviation, double true_max_error);
+  // The teacher the plan computed failed (its client died, hung, ...): nothing is labelled, the step
+  // goes on with the student's forces, and a take-over the plan made is called off (the student
+  // keeps driving; the teacher is asked again on a later check step)
+  void record_teacher_failure(const CheckPlan& plan);
 
   // ---- end of a step
   // The hand-over planned on this step's check, if any: flips the driver and returns true. A round
@@ -97,6 +101,7 @@ class ActiveController {
   int64_t audits() const { return audits_; }
   int64_t audit_misses() const { return audit_misses_; }
   int64_t exploded() const { return exploded_; }
+  int64_t teacher_failures() const { return teacher_failures_; }
   int64_t checks() const { return checks_; }
   double calibration_factor() const { return calib_factor_; }
   const Calibration& calibration() const { return calibration_; }
@@ -116,7 +121,7 @@ class ActiveController {
   bool teacher_drives_ = true;   // who computes this step's forces
   bool switch_pending_ = false;  // hand the driving over at the end of this step
   int64_t steps_ = 0, teacher_evals_ = 0, teacher_steps_ = 0, checks_ = 0;
-  int64_t audits_ = 0, audit_misses_ = 0, exploded_ = 0, last_call_step_ = -1;
+  int64_t audits_ = 0, audit_misses_ = 0, exploded_ = 0, last_call_step_ = -1, teacher_failures_ = 0;
   double last_sigma_ = 0.0;      // latest max deviation (eV/A; 0 before the first committee)
   int64_t rounds_at_handover_ = -1;   // rounds adopted when the teacher last took over (-1: never)
   int64_t round_started_frames_ = 0, round_adopt_step_ = -1;
