@@ -50,7 +50,9 @@ mkdir -p "$CACHE/src"
 
 # ---- 1. Debian packages -------------------------------------------------------------------------
 PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-dev libhdf5-dev libtorch-dev python3
-      python3-matplotlib python3-numpy chromium)   # nep-report's figures; chromium: its page-render test
+      python3-matplotlib python3-numpy chromium   # nep-report's figures; chromium: its page-render test
+      quantum-espresso quantum-espresso-data python3-ase   # pair_style ipi's clients: pw.x, ASE's SocketClient
+      libopenblas0-serial)   # BLAS for pw.x: Si64 SCF 15 s instead of 85 s with the reference BLAS (no threads)
 missing=()
 for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

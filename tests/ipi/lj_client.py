@@ -5,7 +5,7 @@ the same function as LAMMPS's `pair_style lj/cut` (no shift), so the two can be 
 faults on demand.
 
 Usage: lj_client.py (--unix NAME | --inet HOST:PORT) [--epsilon E] [--sigma S] [--cutoff RC]
-         [--needinit-every] [--die-at N] [--hang-at N] [--nan-at N] [--count-off-at N]
+         [--needinit-every] [--zero] [--die-at N] [--hang-at N] [--nan-at N] [--count-off-at N]
          [--once FILE] [--log FILE]
 Faults act on call N (1-based, counted by POSDATA messages); with --once FILE only when FILE does
 not exist yet (it is created then), so a restarted client behaves."""
@@ -28,6 +28,7 @@ ap.add_argument("--epsilon", type=float, default=0.0104)
 ap.add_argument("--sigma", type=float, default=3.40)
 ap.add_argument("--cutoff", type=float, default=8.5)
 ap.add_argument("--needinit-every", action="store_true", help="ask for INIT before every call, as pw.x does")
+ap.add_argument("--zero", action="store_true", help="answer zero energy, forces and virial at once (overhead benchmarks)")
 for fault in ("die-at", "hang-at", "nan-at", "count-off-at"):
     ap.add_argument("--" + fault, type=int, default=0)
 ap.add_argument("--once")
@@ -124,7 +125,7 @@ def main():
                     os._exit(1)
                 if args.hang_at == calls:
                     time.sleep(3600)
-            e, f, w = lj(hmat.T * BOHR, pos)
+            e, f, w = (0.0, np.zeros((n, 3)), np.zeros((3, 3))) if args.zero else lj(hmat.T * BOHR, pos)
             if args.nan_at == calls:
                 e = float("nan")
             if args.count_off_at == calls:

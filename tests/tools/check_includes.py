@@ -28,7 +28,7 @@ DEPENDS = {
     "ipi": {"core"},
     "plugin": {"core", "data", "train", "ipi"},
     "apps": {"core", "data", "train"},
-    "benchmarks": {"core", "data", "train"},
+    "benchmarks": {"core", "data", "train", "ipi"},
 }
 SCANNED = ("src", "include", "lammps_plugin", "apps", "benchmarks")
 SOURCE = re.compile(r"\.(c|cc|cpp|cxx|h|hh|hpp|hxx|cu)$")
