@@ -158,6 +158,20 @@ bool PairIPI::gather_atoms(std::vector<int> &types, std::vector<double> &x)
   return true;
 }
 
+// dx (a difference of positions) to its image nearest in fractional coordinates, periodic directions
+// only (LAMMPS's own Domain::minimum_image changed its arguments in 2026 and rejects far images)
+void PairIPI::nearest_image(double *dx) const
+{
+  const double *h = domain->h, *hi = domain->h_inv;    // Voigt: xx yy zz yz xz xy
+  double s[3] = {hi[0] * dx[0] + hi[5] * dx[1] + hi[4] * dx[2], hi[1] * dx[1] + hi[3] * dx[2], hi[2] * dx[2]};
+  const int periodic[3] = {domain->xperiodic, domain->yperiodic, domain->zperiodic};
+  for (int d = 0; d < 3; ++d)
+    if (periodic[d]) s[d] -= std::round(s[d]);
+  dx[0] = h[0] * s[0] + h[5] * s[1] + h[4] * s[2];
+  dx[1] = h[1] * s[1] + h[3] * s[2];
+  dx[2] = h[2] * s[2];
+}
+
 // Rank 0: the client's input file against LAMMPS's atoms (ID order): species must agree (else the
 // error text), positions should (else a warning: the file may describe another starting point)
 std::string PairIPI::check_input(const std::vector<int> &types, const std::vector<double> &x, std::string &warning)
@@ -182,7 +196,7 @@ std::string PairIPI::check_input(const std::vector<int> &types, const std::vecto
   for (size_t k = 0; k < types.size(); ++k) {
     double dx[3];
     for (int d = 0; d < 3; ++d) dx[d] = x[3 * k + d] - c.positions[3 * k + d];
-    domain->minimum_image(dx[0], dx[1], dx[2]);
+    nearest_image(dx);
     const double r = std::sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]);
     if (r > worst) {
       worst = r;

@@ -49,6 +49,7 @@ class PairIPI : public Pair {
   std::string call(const std::vector<double> &x, int retries, double *result);
   std::string check_input(const std::vector<int> &types, const std::vector<double> &x, std::string &warning);
   void scatter_forces(const std::vector<double> &f_by_id);
+  void nearest_image(double *dx) const;
 };
 
 }    // namespace LAMMPS_NS
