@@ -168,11 +168,16 @@ bool FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
       f[i][d] = 0.0;
     }
   int dim = 0;
-  int *soft = static_cast<int *>(act->teacher->extract("ipi_soft", dim));
   int *failed = static_cast<int *>(act->teacher->extract("ipi_failed", dim));
-  if (soft) *soft = 1;
-  act->teacher->compute(eflag, vflag);    // its own tallies (ev_init), virial by fdotr on its forces alone
-  if (soft) *soft = 0;
+  {
+    // soft while this call lasts, also if it throws (LAMMPS errors are exceptions in library use)
+    struct Soft {
+      int *flag;
+      explicit Soft(int *f) : flag(f) { if (flag) *flag = 1; }
+      ~Soft() { if (flag) *flag = 0; }
+    } soft(static_cast<int *>(act->teacher->extract("ipi_soft", dim)));
+    act->teacher->compute(eflag, vflag);    // its own tallies (ev_init), virial by fdotr on its forces alone
+  }
   const bool ok = !(failed && *failed);
   if (ok) copy_forces();
   if (ok && keep_forces) {    // this step's energy and virial are the teacher's too

@@ -11,6 +11,7 @@
 
 #include "fix_nep_train_impl.h"
 #include "fix_nep_train_state.h"
+#include "nep_plugin_common.h"
 #include "nep/train/state_record.hpp"
 
 #include <cstdio>
@@ -62,6 +63,8 @@ void FixNEPTrain::restart(char *buf)
   } catch (std::exception &e) {
     err = e.what();
   }
+  // (the members are parsed on rank 0 alone: its error goes to every rank before error->all)
+  err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
   restart_frames = st.frames;
   frames = st.frames;

@@ -181,6 +181,9 @@ FixNEPTrainSettings parse_fix_nep_train(const std::vector<std::string> &args, in
   const nep::KeywordTable table = fix_nep_train_keywords(s, ntypes);
   const std::vector<std::string> given = table.parse_args(args);
   if (s.every <= 0) throw Error("'every N' with N > 0 is required");
+  for (const auto &[key, value] : {std::make_pair("buffer", &s.buffer_path), std::make_pair("model", &s.model_path),
+                                   std::make_pair("input", &s.input_path)})
+    if (value->empty()) throw Error(std::string("'") + key + "' needs a file name, not an empty string");
   if (!s.history_set) s.history_path = s.model_path + ".history.jsonl";
   if (s.active) {
     if (s.teacher.empty())

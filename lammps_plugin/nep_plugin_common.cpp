@@ -4,7 +4,9 @@
 #include "lammps.h"
 #include "update.h"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstring>
 
 namespace nep_lmp {
@@ -16,6 +18,30 @@ std::string bcast_string(std::string s, MPI_Comm world)
   s.resize(static_cast<size_t>(n));
   if (n) MPI_Bcast(&s[0], static_cast<int>(n), MPI_CHAR, 0, world);
   return s;
+}
+
+void wait_for_root(MPI_Comm world)
+{
+#ifndef MPI_STUBS
+  int me = 0, nprocs = 1;
+  MPI_Comm_rank(world, &me);
+  MPI_Comm_size(world, &nprocs);
+  int token = 0;
+  constexpr int kTag = 7201;
+  if (me == 0) {
+    for (int r = 1; r < nprocs; ++r) MPI_Send(&token, 1, MPI_INT, r, kTag, world);
+    return;
+  }
+  MPI_Request req;
+  MPI_Irecv(&token, 1, MPI_INT, 0, kTag, world, &req);
+  for (int done = 0;;) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+#else
+  (void) world;
+#endif
 }
 
 std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm world, std::vector<int> &counts,

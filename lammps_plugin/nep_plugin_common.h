@@ -28,6 +28,10 @@ std::string bcast_string(std::string s, MPI_Comm world);
 std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm world, std::vector<int> &counts,
                                    std::vector<int> &displs);
 
+// A barrier at which the other ranks sleep (1 ms polls) instead of spinning in MPI while rank 0 is
+// busy (e.g. pair_style ipi waiting for a DFT code that may share their cores). Collective.
+void wait_for_root(MPI_Comm world);
+
 // words joined by single spaces
 std::string join(const std::vector<std::string> &words);
 

@@ -118,6 +118,14 @@ void PairIPI::coeff(int narg, char **arg)
 void PairIPI::init_style()
 {
   if (atom->tag_enable == 0) error->all(FLERR, "pair_style ipi needs atom IDs (the client's atoms are in ID order)");
+  // the client sees a periodic cell of the box's size: a shrink-wrapped box would put the periodic
+  // images of the atoms next to them
+  if (domain->nonperiodic == 2)
+    error->all(FLERR, "pair_style ipi: the client treats the box as periodic; shrink-wrapped boundaries (s, m) "
+                      "would bring the atoms' images next to them: use p, or f with room around the atoms");
+  if (domain->nonperiodic == 1 && comm->me == 0)
+    error->warning(FLERR, "pair_style ipi: the client treats the box as periodic in every direction: a fixed (f) "
+                          "boundary needs room (vacuum) enough that the atoms do not see their images");
   // no neighbour list: the client computes the whole cell
 }
 
@@ -213,9 +221,12 @@ std::string PairIPI::check_input(const std::vector<int> &types, const std::vecto
 
 // Rank 0: one call (connecting, launching and restarting as needed). result: energy, virial (9),
 // forces by ID (3N). Returns the error text ("" = fine).
-std::string PairIPI::call(const std::vector<double> &x, int retries, double *result)
+// (transient: the fault may be gone at a later call: a dead, hung or absent client; not a wrong atom
+// count. In soft mode an external client is waited for 5 s at the most.)
+std::string PairIPI::call(const std::vector<double> &x, int retries, double *result, bool &transient)
 {
   Link &L = *link;
+  transient = true;
   nep::ipi::Frame fr;
   fr.cell = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
   fr.positions = x;
@@ -232,16 +243,17 @@ std::string PairIPI::call(const std::vector<double> &x, int retries, double *res
                          L.process.exit_status().empty() ? "stopped" : L.process.exit_status(), last);
         L.process.start(L.command, opt->log);
       }
-      utils::logmesg(lmp, "pair_style ipi: waiting up to {} s for a client at {}\n", opt->wait, where);
+      const double wait = soft && !launched ? std::min(opt->wait, 5.0) : opt->wait;
+      utils::logmesg(lmp, "pair_style ipi: waiting up to {} s for a client at {}\n", wait, where);
       bool ok = false;
-      for (double waited = 0.0; waited < opt->wait && !ok; waited += 0.5) {
-        ok = L.server->accept(std::min(0.5, opt->wait - waited));
+      for (double waited = 0.0; waited < wait && !ok; waited += 0.5) {
+        ok = L.server->accept(std::min(0.5, wait - waited));
         if (!ok && launched && !L.process.running())
           return fmt::format("the client '{}' ended ({}) before it connected; its output is in {}", L.command,
                              L.process.exit_status(), opt->log);
       }
       if (!ok)
-        return fmt::format("no client connected to {} within {} s{}", where, opt->wait,
+        return fmt::format("no client connected to {} within {} s{}", where, wait,
                            launched ? " (see " + opt->log + ")" : "");
     }
     try {
@@ -253,7 +265,10 @@ std::string PairIPI::call(const std::vector<double> &x, int retries, double *res
       return "";
     } catch (nep::ipi::Error &e) {
       last = e.what();
-      if (e.fault() == nep::ipi::Fault::AtomCount) return last;
+      if (e.fault() == nep::ipi::Fault::AtomCount) {
+        transient = false;
+        return last;
+      }
       if (launched) {
         L.server->disconnect();
         L.process.stop(0.0);
@@ -296,7 +311,7 @@ void PairIPI::compute(int eflag, int vflag)
   std::string err, warning;
   if (comm->me == 0 && !link) {
     try {
-      link = std::make_unique<Link>();
+      auto made = std::make_unique<Link>();    // moved into `link` only when complete
       nep::ipi::ServerOptions so;
       if (opt->inet) {
         so.host = opt->host;
@@ -304,13 +319,14 @@ void PairIPI::compute(int eflag, int vflag)
       } else if (opt->unix_name.empty()) {    // a private folder: only this user reaches the socket
         char tmpl[] = "/tmp/ipi_XXXXXX";
         if (!mkdtemp(tmpl)) throw nep::Error(std::string("cannot create a folder /tmp/ipi_XXXXXX: ") + strerror(errno));
-        link->folder = tmpl;
-        so.path = link->folder + "/sock";
+        made->folder = tmpl;
+        so.path = made->folder + "/sock";
       } else {
         so.path = "/tmp/ipi_" + opt->unix_name;
       }
-      link->server = std::make_unique<nep::ipi::Server>(so);
-      link->command = nep::ipi::expand_command(opt->launch, link->server->client_name(), opt->host, link->server->port());
+      made->server = std::make_unique<nep::ipi::Server>(so);
+      made->command = nep::ipi::expand_command(opt->launch, made->server->client_name(), opt->host, made->server->port());
+      link = std::move(made);
     } catch (std::exception &e) {
       err = e.what();
     }
@@ -324,19 +340,24 @@ void PairIPI::compute(int eflag, int vflag)
   gather_atoms(types, x);
   const size_t natoms = types.size();
   std::vector<double> result;    // rank 0: energy, virial (9), forces by ID
+  int transient = 0;
   if (comm->me == 0) {
     try {
       result.assign(10 + 3 * natoms, 0.0);
       if (!input_checked) err = check_input(types, x, warning);
       // soft (fix nep/train, the student driving): one attempt; the fix carries on without labels
-      if (err.empty()) err = call(x, soft ? 0 : opt->retries, result.data());
+      bool t = false;
+      if (err.empty()) err = call(x, soft ? 0 : opt->retries, result.data(), t);
+      transient = t ? 1 : 0;
     } catch (std::exception &e) {
       err = e.what();
     }
   }
+  nep_lmp::wait_for_root(world);    // the other ranks sleep, not spin, while the client computes
   err = nep_lmp::bcast_string(err, world);
+  MPI_Bcast(&transient, 1, MPI_INT, 0, world);
   failed = 0;
-  if (!err.empty() && soft && err.rfind("the client failed", 0) == 0) {
+  if (!err.empty() && soft && transient) {
     failed = 1;    // the caller (fix nep/train) counts it; no forces, energy or virial from this call
     if (comm->me == 0) error->warning(FLERR, "pair_style ipi: {}; fix nep/train goes on without this frame", err);
     return;

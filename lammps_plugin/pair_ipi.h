@@ -46,7 +46,7 @@ class PairIPI : public Pair {
 
   void allocate();
   bool gather_atoms(std::vector<int> &types, std::vector<double> &x);    // rank 0: atoms in ID order
-  std::string call(const std::vector<double> &x, int retries, double *result);
+  std::string call(const std::vector<double> &x, int retries, double *result, bool &transient);
   std::string check_input(const std::vector<int> &types, const std::vector<double> &x, std::string &warning);
   void scatter_forces(const std::vector<double> &f_by_id);
   void nearest_image(double *dx) const;

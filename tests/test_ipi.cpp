@@ -142,6 +142,25 @@ TEST(IpiServer, InetBindsLoopbackByDefault) {
   EXPECT_THROW(nep::ipi::Server{bad}, nep::ipi::Error);
 }
 
+TEST(IpiServer, ANamedSocketInUseOrNotASocketIsNotTaken) {
+  nep::ipi::ServerOptions o;
+  o.path = "/tmp/ipi_nep_test_inuse_" + std::to_string(::getpid());
+  {
+    nep::ipi::Server first(o);
+    try {
+      nep::ipi::Server second(o);
+      FAIL() << "a second server took a live socket";
+    } catch (const nep::ipi::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is in use by another server"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(nep::ipi::Server{o});    // the first one is gone: its path is free again
+  std::ofstream(o.path) << "not a socket\n";
+  EXPECT_THROW(nep::ipi::Server{o}, nep::ipi::Error);
+  EXPECT_EQ(read_all(o.path), "not a socket\n");    // and not deleted
+  ::unlink(o.path.c_str());
+}
+
 TEST(IpiClientProcess, PlaceholdersEnvironmentAndProcessGroup) {
   EXPECT_EQ(nep::ipi::expand_command("pw.x --ipi {address} -in pw.in", "abc/sock", "", 0),
             "pw.x --ipi abc/sock:UNIX -in pw.in");
@@ -206,6 +225,17 @@ TEST(IpiClientInput, PwInputUnitsAndLabels) {
     return std::string();
   };
   EXPECT_EQ(message(head + "ATOMIC_POSITIONS angstrom\nSi1 1 2\n"), "pw.in:16: expected 'label x y z'");
+  // several assignments to a line without commas, a namelist on one line, comments and blank
+  // lines inside the cards: as pw.x reads them
+  const nep::ipi::ClientInput e = nep::ipi::parse_pw_input(
+      "&control calculation='scf' /\n&system ibrav=0 nat=2 ntyp=1 ecutwfc=20 /\n&electrons\n/\n"
+      "ATOMIC_SPECIES\n\n! the one species\nSi 28.086 Si.UPF\nCELL_PARAMETERS angstrom\n5 0 0\n# b\n0 5 0\n\n0 0 5\n"
+      "ATOMIC_POSITIONS angstrom\nSi 0 0 0\n\n! the second atom\nSi 1 1 1\n", "pw.in");
+  EXPECT_EQ(e.species, (std::vector<std::string>{"Si", "Si"}));
+  EXPECT_EQ(e.lines, (std::vector<int>{16, 19}));
+  EXPECT_TRUE(e.has_positions);
+  EXPECT_EQ(e.cell[8], 5.0);
+  EXPECT_EQ(message("&system nat=1e30 /\n"), "pw.in: no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
   EXPECT_EQ(message("&SYSTEM\n/\n"), "pw.in: no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
   EXPECT_EQ(message(head + "ATOMIC_POSITIONS angstrom\nSi1 1 2 3\n"), "pw.in:15: ATOMIC_POSITIONS lists fewer than nat atoms");
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "nep/core/text_util.hpp"
@@ -49,33 +50,49 @@ struct PwText {
   std::vector<std::string> lines;
 };
 
-// namelist "key = value" pairs of every &NAMELIST ... / block
+// namelist "key = value" pairs of every &NAMELIST ... / block (several to a line, with or without
+// commas, the block on one line or many; '!' starts a comment)
 void read_namelists(PwText& t) {
+  std::string text;
   bool in = false;
   for (const std::string& raw : t.lines) {
     std::string l = raw.substr(0, raw.find('!'));
     const size_t b = l.find_first_not_of(" \t");
     if (b == std::string::npos) continue;
-    if (l[b] == '&') {
+    if (!in && l[b] == '&') {
       in = true;
-      continue;
+      l = l.substr(l.find_first_of(" \t", b) == std::string::npos ? l.size() : l.find_first_of(" \t", b));
     }
     if (!in) continue;
-    if (l[b] == '/') {
-      in = false;
-      continue;
+    // a '/' outside quotes ends the block (values are numbers, logicals or quoted strings)
+    bool quoted = false;
+    for (size_t k = 0; k < l.size(); ++k) {
+      if (l[k] == '\'' || l[k] == '"') quoted = !quoted;
+      if (l[k] == '/' && !quoted) {
+        text += " " + l.substr(0, k) + "\n";
+        l.clear();
+        in = false;
+        break;
+      }
     }
-    std::replace(l.begin(), l.end(), ',', '\n');
-    std::istringstream items(l);
-    for (std::string item; std::getline(items, item);) {
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos) continue;
-      std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-      k.erase(std::remove_if(k.begin(), k.end(), ::isspace), k.end());
-      v.erase(std::remove_if(v.begin(), v.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '\'' || c == '"'; }), v.end());
-      t.keys[lower(k)] = v;
-    }
+    text += " " + l;
   }
+  static const std::regex assign(R"(([A-Za-z_][A-Za-z0-9_]*(\([0-9, ]+\))?)\s*=\s*('[^']*'|"[^"]*"|[^\s,]+))");
+  for (std::sregex_iterator it(text.begin(), text.end(), assign), end; it != end; ++it) {
+    std::string k = (*it)[1], v = (*it)[3];
+    k.erase(std::remove_if(k.begin(), k.end(), ::isspace), k.end());
+    v.erase(std::remove_if(v.begin(), v.end(), [](char c) { return c == '\'' || c == '"'; }), v.end());
+    t.keys[lower(k)] = v;
+  }
+}
+
+// the next line of a card after line i that is not blank or a comment ('!' or '#'), or npos
+size_t next_data_line(const PwText& t, size_t i) {
+  for (size_t k = i + 1; k < t.lines.size(); ++k) {
+    const size_t b = t.lines[k].find_first_not_of(" \t\r");
+    if (b != std::string::npos && t.lines[k][b] != '!' && t.lines[k][b] != '#') return k;
+  }
+  return std::string::npos;
 }
 
 double key_real(const PwText& t, const std::string& k, double fallback) {
@@ -105,8 +122,9 @@ ClientInput parse_pw_input(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) t.lines.push_back(l);
   read_namelists(t);
-  const int nat = static_cast<int>(key_real(t, "nat", -1));
-  if (nat <= 0) throw file_error(name, 0, "no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
+  const double nat_value = key_real(t, "nat", -1);
+  if (!(nat_value >= 1 && nat_value <= 1e8)) throw file_error(name, 0, "no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
+  const int nat = static_cast<int>(nat_value);
   const double ibrav = key_real(t, "ibrav", -1);
   // alat in Angstrom: celldm(1) (Bohr) or A (Angstrom)
   double alat = key_real(t, "celldm(1)", 0.0) * kBohrInAngstrom;
@@ -122,34 +140,40 @@ ClientInput parse_pw_input(const std::string& text, const std::string& name) {
     if (tok.empty()) continue;
     const std::string card = lower(tok[0]);
     if (card == "atomic_species") {
-      const int ntyp = static_cast<int>(key_real(t, "ntyp", 0));
-      for (int k = 1; k <= ntyp && i + k < t.lines.size(); ++k) {
-        const std::vector<std::string> s = detail::split_whitespace(t.lines[i + k]);
-        if (s.empty()) continue;
+      const double ntyp = key_real(t, "ntyp", 0);
+      size_t at = i;
+      for (int k = 1; k <= static_cast<int>(std::min(ntyp, 1000.0)); ++k) {
+        if ((at = next_data_line(t, at)) == std::string::npos) break;
+        const std::vector<std::string> s = detail::split_whitespace(t.lines[at]);
         const std::string el = element_of_label(s[0]);
-        if (el.empty()) throw file_error(name, static_cast<int>(i + k + 1), "species label '" + s[0] + "' names no element");
+        if (el.empty()) throw file_error(name, static_cast<int>(at + 1), "species label '" + s[0] + "' names no element");
         label_element[s[0]] = el;
       }
     } else if (card == "atomic_positions") {
       pos_unit = card_option(tok);
+      size_t at = i;
       for (int k = 1; k <= nat; ++k) {
-        if (i + k >= t.lines.size()) throw file_error(name, static_cast<int>(i + 1), "ATOMIC_POSITIONS lists fewer than nat atoms");
-        const std::vector<std::string> s = detail::split_whitespace(t.lines[i + k]);
+        if ((at = next_data_line(t, at)) == std::string::npos)
+          throw file_error(name, static_cast<int>(i + 1), "ATOMIC_POSITIONS lists fewer than nat atoms");
+        const std::vector<std::string> s = detail::split_whitespace(t.lines[at]);
         double x[3];
         if (s.size() < 4 || !fortran_real(s[1], x[0]) || !fortran_real(s[2], x[1]) || !fortran_real(s[3], x[2]))
-          throw file_error(name, static_cast<int>(i + k + 1), "expected 'label x y z'");
+          throw file_error(name, static_cast<int>(at + 1), "expected 'label x y z'");
         c.species.push_back(s[0]);    // a label for now
-        c.lines.push_back(static_cast<int>(i + k + 1));
+        c.lines.push_back(static_cast<int>(at + 1));
         frac_or_pos.insert(frac_or_pos.end(), x, x + 3);
       }
     } else if (card == "cell_parameters") {
       cell_unit = card_option(tok);
+      size_t at = i;
       for (int k = 0; k < 3; ++k) {
-        const std::vector<std::string> s = i + 1 + k < t.lines.size() ? detail::split_whitespace(t.lines[i + 1 + k])
-                                                                       : std::vector<std::string>();
+        at = next_data_line(t, at);
+        const std::vector<std::string> s = at != std::string::npos ? detail::split_whitespace(t.lines[at])
+                                                                    : std::vector<std::string>();
         for (int d = 0; d < 3; ++d)
           if (s.size() < 3 || !fortran_real(s[d], c.cell[3 * k + d]))
-            throw file_error(name, static_cast<int>(i + 2 + k), "expected three numbers of a lattice vector");
+            throw file_error(name, static_cast<int>(at == std::string::npos ? i + 1 : at + 1),
+                             "expected three numbers of a lattice vector");
       }
       have_cell = true;
     }
@@ -182,8 +206,10 @@ ClientInput parse_pw_input(const std::string& text, const std::string& name) {
 
 ClientInput read_client_input(const std::string& path) {
   const std::string text = detail::read_text_file(path);
-  const std::string tail = path.size() >= 4 ? lower(path.substr(path.size() - 4)) : "";
-  if (tail != ".xyz") return parse_pw_input(text, path);
+  const std::string low = lower(path);
+  const bool xyz = (low.size() >= 4 && low.compare(low.size() - 4, 4, ".xyz") == 0) ||
+                   (low.size() >= 7 && low.compare(low.size() - 7, 7, ".extxyz") == 0);
+  if (!xyz) return parse_pw_input(text, path);
   const std::vector<XyzFrame> frames = parse_xyz(text, path);
   if (frames.empty()) throw file_error(path, 0, "no frame");
   const XyzFrame& f = frames[0];

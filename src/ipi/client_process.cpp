@@ -7,7 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -24,6 +27,17 @@ bool launcher_variable(const char* e) {
   for (const char* p : {"OMPI_", "PMIX_", "PMI_", "HYDRA_", "I_MPI_HYDRA_", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS="})
     if (std::strncmp(e, p, std::strlen(p)) == 0) return true;
   return false;
+}
+
+// The process groups of the clients still running: killed at exit, so a LAMMPS that stops on an
+// error (LAMMPS's main exits without destroying its objects) leaves no client computing
+std::vector<pid_t>& live_groups() {
+  static std::vector<pid_t> groups;
+  return groups;
+}
+
+void stop_live_groups() {
+  for (pid_t g : live_groups()) ::kill(-g, SIGKILL);
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -54,6 +68,9 @@ void ClientProcess::start(const std::string& command, const std::string& log) {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);    // none of LAMMPS's files (log, dumps, MPI's) go along
+#endif
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
@@ -76,12 +93,15 @@ void ClientProcess::start(const std::string& command, const std::string& log) {
   }
   ended_ = false;
   ++starts_;
+  live_groups().push_back(pid_);
+  static const bool registered = std::atexit(stop_live_groups) == 0;
+  (void) registered;
 }
 
 bool ClientProcess::running() {
   if (pid_ < 0 || ended_) return false;
   const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
-  if (r == pid_) ended_ = true;
+  if (r == pid_ || (r < 0 && errno == ECHILD)) ended_ = true;    // (ECHILD: reaped by someone else)
   return !ended_;
 }
 
@@ -106,8 +126,9 @@ void ClientProcess::stop(double grace) {
       wait_until(10.0);
     }
   }
-  if (!ended_) ::waitpid(pid_, &status_, 0);
   ::kill(-pid_, SIGKILL);    // anything the shell left in the group
+  auto& groups = live_groups();
+  groups.erase(std::remove(groups.begin(), groups.end(), pid_), groups.end());
   pid_ = -1;
 }
 

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -47,6 +48,22 @@ std::array<double, 9> inverse(const std::array<double, 9>& m) {
   return {(e * k - f * h) * s, (c * h - b * k) * s, (b * f - c * e) * s, (f * g - d * k) * s, (a * k - c * g) * s,
           (c * d - a * f) * s, (d * h - e * g) * s, (b * g - a * h) * s, (a * e - b * d) * s};
 }
+// A socket file left at `path` by a run that ended is removed; a live server there (another run
+// with the same `unix NAME`) or a file that is not a socket is an error, never deleted
+void remove_stale_socket(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (!S_ISSOCK(st.st_mode))
+    throw Error(Fault::Protocol, "i-PI: " + path + " exists and is not a socket (not removed; choose another unix NAME)");
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strcpy(a.sun_path, path.c_str());
+  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool live = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  if (probe >= 0) ::close(probe);
+  if (live) throw Error(Fault::Protocol, "i-PI: " + path + " is in use by another server (another run with this unix NAME?)");
+  ::unlink(path.c_str());
+}
 }  // namespace
 
 const char* fault_name(Fault f) {
@@ -65,10 +82,10 @@ Server::Server(const ServerOptions& o) : o_(o) {
     sockaddr_un a{};
     if (o_.path.size() >= sizeof(a.sun_path))
       throw Error(Fault::Protocol, "i-PI: socket path " + o_.path + " is too long");
-    listen_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    remove_stale_socket(o_.path);
+    listen_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     a.sun_family = AF_UNIX;
     std::strcpy(a.sun_path, o_.path.c_str());
-    ::unlink(o_.path.c_str());    // a stale socket file of an earlier run
     if (listen_ < 0 || ::bind(listen_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || ::listen(listen_, 1) != 0) {
       const std::string why = std::strerror(errno);
       if (listen_ >= 0) ::close(listen_);
@@ -81,7 +98,7 @@ Server::Server(const ServerOptions& o) : o_(o) {
   a.sin_port = htons(static_cast<uint16_t>(o_.port));
   if (::inet_pton(AF_INET, o_.host.c_str(), &a.sin_addr) != 1)
     throw Error(Fault::Protocol, "i-PI: '" + o_.host + "' is not an IPv4 address");
-  listen_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  listen_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   const int one = 1;
   if (listen_ >= 0) ::setsockopt(listen_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (listen_ < 0 || ::bind(listen_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || ::listen(listen_, 1) != 0) {
@@ -111,7 +128,8 @@ std::string Server::client_name() const {
 bool Server::accept(double seconds) {
   if (connected()) return true;
   if (!wait_for(listen_, POLLIN, now() + seconds)) return false;
-  conn_ = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
+  // (non-blocking: a connection aborted between poll and accept gives EAGAIN, not a hang)
+  conn_ = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (conn_ >= 0 && !is_unix()) {
     const int one = 1;
     ::setsockopt(conn_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -142,7 +160,7 @@ void Server::send_bytes(const void* p, size_t n, double deadline) {
   const char* c = static_cast<const char*>(p);
   while (n > 0) {
     if (!wait_for(conn_, POLLOUT, deadline)) fail(Fault::Timeout, "no room to send for too long (client hung?)");
-    const ssize_t w = ::send(conn_, c, n, MSG_NOSIGNAL);
+    const ssize_t w = ::send(conn_, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (w <= 0) fail(Fault::Disconnected, std::string("connection lost while sending (") + std::strerror(errno) + ")");
     c += w;
@@ -173,7 +191,8 @@ std::string Server::recv_header(double deadline) {
   char b[kHeader + 1] = {};
   recv_bytes(b, kHeader, deadline);
   std::string s(b, kHeader);
-  s.erase(s.find_last_not_of(' ') + 1);
+  const size_t end = s.find_last_not_of(std::string(" \0", 2));
+  s.erase(end == std::string::npos ? 0 : end + 1);
   return s;
 }
 

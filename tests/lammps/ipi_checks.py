@@ -174,6 +174,7 @@ errors = {
     "element": (deck('pair_style ipi launch "true"\npair_coeff * * X1\n'), "'X1' (atom type 1) is not an element"),
     "species": (deck(ipi(f"input {pw}")), "pw.in:13: atom 6 of the client is Kr"),
     "keyword": (deck("pair_style ipi timeout -1\npair_coeff * * Ar\n"), "timeout must be positive"),
+    "shrink-wrapped": (deck(ipi()).replace("boundary p p p", "boundary p p s"), "shrink-wrapped boundaries"),
 }
 eruns = {k: start("err_" + k.replace("/", "_"), t, expect_ok=False) for k, (t, _) in errors.items()}
 for k, (d, h) in eruns.items():
