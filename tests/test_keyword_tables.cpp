@@ -229,6 +229,12 @@ TEST(FixNEPTrainKeywords, ErrorsNameTheProblem) {
       {act + "adopt_after 10 -5", "adopt_after N M needs M >= 0", 1},
   };
   for (const auto& c : cases) EXPECT_EQ(fix_error(c.args, c.ntypes), c.message) << c.args;
+  try {    // an empty file name (a quoted "" in the deck)
+    nep_lmp::parse_fix_nep_train({"every", "10", "buffer", "", "model", "m.txt", "input", "nep.in"}, 1);
+    ADD_FAILURE() << "an empty buffer name was taken";
+  } catch (const nep::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "'buffer' needs a file name, not an empty string");
+  }
 }
 
 TEST(FixNEPTrainKeywords, UsageAndDocs) {
