@@ -28,6 +28,7 @@
 #include "pair_ipi_settings.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +44,8 @@ struct PairIPI::Link {
   nep::ipi::ClientProcess process;
   std::string command;                      // the launch command, placeholders replaced
   std::vector<int> order;                   // gathered index of the atom with the k-th smallest ID
-  int calls = 0;
+  int calls = 0;                            // calls answered
+  int failures = 0;                         // failed attempts (each retry counts)
   ~Link()
   {
     server.reset();    // EXIT to the client
@@ -62,10 +64,15 @@ PairIPI::PairIPI(LAMMPS *lmp) : Pair(lmp), opt(new nep_lmp::PairIPISettings)
   no_virial_fdotr_compute = 1;
   centroidstressflag = CENTROID_NOTAVAIL;
   unit_convert_flag = utils::NOCONVERT;
+  // for compute pair ipi (rank 0's counts; the other ranks hold zeros, the compute sums the ranks):
+  // 1 calls answered, 2 seconds spent in calls (connecting, launching, retries included), 3 failed attempts
+  nextra = 3;
+  pvector = new double[nextra]();
 }
 
 PairIPI::~PairIPI()
 {
+  delete[] pvector;
   if (allocated) {
     memory->destroy(setflag);
     memory->destroy(cutsq);
@@ -91,6 +98,7 @@ void PairIPI::settings(int narg, char **arg)
     error->all(FLERR, "Illegal pair_style ipi command: {}. Usage: {}", e.what(), nep_lmp::pair_ipi_usage());
   }
   link.reset();    // a new pair_style command: a new server (the old client is stopped)
+  std::fill(pvector, pvector + nextra, 0.0);
   input_checked = false;
 }
 
@@ -197,6 +205,12 @@ std::string PairIPI::check_input(const std::vector<int> &types, const std::vecto
       return fmt::format("{}:{}: atom {} of the client is {}, but LAMMPS's atom with the {}th smallest ID is {} "
                          "(type {}): the client's atoms must be LAMMPS's in atom-ID order", c.file, c.lines[k], k + 1,
                          c.species[k], k + 1, type_elements[types[k] - 1], types[k]);
+  // pw.x keeps the symmetry of its starting positions for the whole run: from a perfect crystal
+  // every later call would return symmetrized (wrong) forces for displaced atoms
+  if (c.pw_uses_symmetry)
+    return fmt::format("{}: no 'nosym = .true.' in &SYSTEM: pw.x imposes the symmetry of these starting positions "
+                       "on every configuration LAMMPS sends (symmetrized, wrong forces once the atoms move); add "
+                       "nosym = .true.", c.file);
   if (!c.has_positions) return "";
   // largest distance between the file's atom k and LAMMPS's, nearest periodic image
   double worst = 0.0;
@@ -248,13 +262,17 @@ std::string PairIPI::call(const std::vector<double> &x, int retries, double *res
       bool ok = false;
       for (double waited = 0.0; waited < wait && !ok; waited += 0.5) {
         ok = L.server->accept(std::min(0.5, wait - waited));
-        if (!ok && launched && !L.process.running())
+        if (!ok && launched && !L.process.running()) {
+          ++L.failures;
           return fmt::format("the client '{}' ended ({}) before it connected; its output is in {}", L.command,
                              L.process.exit_status(), opt->log);
+        }
       }
-      if (!ok)
+      if (!ok) {
+        ++L.failures;
         return fmt::format("no client connected to {} within {} s{}", where, wait,
                            launched ? " (see " + opt->log + ")" : "");
+      }
     }
     try {
       const nep::ipi::Result r = L.server->compute(fr, opt->timeout);
@@ -264,6 +282,7 @@ std::string PairIPI::call(const std::vector<double> &x, int retries, double *res
       ++L.calls;
       return "";
     } catch (nep::ipi::Error &e) {
+      ++L.failures;
       last = e.what();
       if (e.fault() == nep::ipi::Fault::AtomCount) {
         transient = false;
@@ -347,7 +366,13 @@ void PairIPI::compute(int eflag, int vflag)
       if (!input_checked) err = check_input(types, x, warning);
       // soft (fix nep/train, the student driving): one attempt; the fix carries on without labels
       bool t = false;
-      if (err.empty()) err = call(x, soft ? 0 : opt->retries, result.data(), t);
+      if (err.empty()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        err = call(x, soft ? 0 : opt->retries, result.data(), t);
+        pvector[0] = link->calls;
+        pvector[1] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        pvector[2] = link->failures;
+      }
       transient = t ? 1 : 0;
     } catch (std::exception &e) {
       err = e.what();

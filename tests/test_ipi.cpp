@@ -235,6 +235,13 @@ TEST(IpiClientInput, PwInputUnitsAndLabels) {
   EXPECT_EQ(e.lines, (std::vector<int>{16, 19}));
   EXPECT_TRUE(e.has_positions);
   EXPECT_EQ(e.cell[8], 5.0);
+  // nosym: without it pw.x imposes the symmetry of its starting positions on every later call
+  EXPECT_TRUE(e.pw_uses_symmetry);
+  for (const char* v : {".true.", ".TRUE.", "T", ".t."})
+    EXPECT_FALSE(nep::ipi::parse_pw_input(std::string("&system nat=1 nosym=") + v + " /\nATOMIC_SPECIES\nSi 28 Si.UPF\n"
+                                          "ATOMIC_POSITIONS angstrom\nSi 0 0 0\n", "pw.in").pw_uses_symmetry) << v;
+  EXPECT_TRUE(nep::ipi::parse_pw_input("&system nat=1 nosym=.false. /\nATOMIC_SPECIES\nSi 28 Si.UPF\n"
+                                       "ATOMIC_POSITIONS angstrom\nSi 0 0 0\n", "pw.in").pw_uses_symmetry);
   EXPECT_EQ(message("&system nat=1e30 /\n"), "pw.in: no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
   EXPECT_EQ(message("&SYSTEM\n/\n"), "pw.in: no 'nat' in the &SYSTEM namelist (not a pw.x input?)");
   EXPECT_EQ(message(head + "ATOMIC_POSITIONS angstrom\nSi1 1 2 3\n"), "pw.in:15: ATOMIC_POSITIONS lists fewer than nat atoms");

@@ -201,6 +201,10 @@ ClientInput parse_pw_input(const std::string& text, const std::string& name) {
     for (double& v : c.positions) v *= pos_scale;
     c.has_positions = cell_ok;
   }
+  const auto nosym = t.keys.find("nosym");
+  std::string v = nosym == t.keys.end() ? "" : lower(nosym->second);
+  v.erase(std::remove(v.begin(), v.end(), '.'), v.end());
+  c.pw_uses_symmetry = !(v == "true" || v == "t");
   return c;
 }
 

@@ -10,13 +10,17 @@ Lennard-Jones as LAMMPS's pair_style lj/cut) as the external code:
 - errors: per-atom energy or stress asked of it, an element-less pair_coeff, a client input whose
   species disagree with LAMMPS's atom order, a bad keyword;
 - fix nep/train with it as the teacher: passive, the same buffer as with lj/cut teaching (1e-10);
-  mode active under hybrid/overlay, teacher calls over the socket."""
+  mode active under hybrid/overlay, teacher calls over the socket; LAMMPS killed with SIGKILL
+  mid-run: the buffer readable and reopened intact, the launched client gone."""
 import json
 import math
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness
@@ -138,10 +142,12 @@ harness.check(ok and len(values(log)) == len(values(rlog)) and rel(values(log), 
 harness.check("no 'input FILE'" in log, "without 'input FILE' a warning says the atom order cannot be checked")
 
 # ---- faults: the fault-free run's thermo is what a restarted client must reproduce
+# (compute pair ipi: calls answered, seconds in calls, failed attempts, printed at the last step)
+COUNTS = 'compute tp all pair ipi\nfix counts all print 30 "IPI_COUNTS $(c_tp[1]) $(c_tp[2]) $(c_tp[3])"\n'
 md_v = values(log)
 once = lambda tag: os.path.join(harness.folder(tag + "_mark"), "done")
 fault_runs = {
-    "die": start("die", deck(ipi("timeout 20", f"--die-at 2 --once {once('die')}"), steps=30)),
+    "die": start("die", deck(ipi("timeout 20", f"--die-at 2 --once {once('die')}") + COUNTS, steps=30)),
     "hang": start("hang", deck(ipi("timeout 3", f"--hang-at 2 --once {once('hang')}"), steps=30)),
     "nan": start("nan", deck(ipi("", f"--nan-at 2 --once {once('nan')}"), steps=30)),
     "count": start("count", deck(ipi("", "--count-off-at 1")), expect_ok=False),
@@ -156,6 +162,11 @@ for key, what in (("die", "dies mid-call"), ("hang", "hangs (timeout 3 s)"), ("n
     d, (p, log) = fdone[key]
     harness.check(p.returncode == 0 and "call failed" in log and rel(values(log), md_v) < 1e-9,
                   f"a client that {what} once: restarted, the run ends as the fault-free one")
+d, (p, log) = fdone["die"]
+m = ([None] + list(re.finditer(r"^IPI_COUNTS (\S+) (\S+) (\S+)", log, re.M)))[-1]    # at step 30
+harness.check(p.returncode == 0 and m and float(m.group(1)) == 31 and float(m.group(3)) == 1 and 0 < float(m.group(2)) < 300,
+              "compute pair ipi: 31 calls answered (set-up + 30 steps), 1 failed attempt, the seconds in calls "
+              f"({m.groups() if m else 'not printed'})")
 expect = {"count": "returned forces on 107 atoms, LAMMPS has 108",
           "always": "the client failed 2 time(s)",
           "absent": "no client connected to UNIX socket /tmp/ipi_nobody_listens",
@@ -168,7 +179,12 @@ for key, msg in expect.items():
 pw = os.path.join(harness.folder("inputs"), "pw.in")
 open(pw, "w").write("&SYSTEM\n nat = 108, ntyp = 2, ibrav = 0\n/\nATOMIC_SPECIES\nAr 39.9 Ar.UPF\nKr 83.8 Kr.UPF\n"
                     "ATOMIC_POSITIONS angstrom\n" + "Ar 0 0 0\n" * 5 + "Kr 1 1 1\n" + "Ar 0 0 0\n" * 102)
+# the same atoms as LAMMPS's (108 Ar) in a pw.x input without nosym = .true.
+pw_sym = os.path.join(harness.folder("inputs_sym"), "pw.in")
+open(pw_sym, "w").write("&SYSTEM\n nat = 108, ntyp = 1, ibrav = 0\n/\nATOMIC_SPECIES\nAr 39.9 Ar.UPF\n"
+                        "ATOMIC_POSITIONS angstrom\n" + "Ar 0 0 0\n" * 108)
 errors = {
+    "nosym": (deck(ipi(f"input {pw_sym}")), "no 'nosym = .true.' in &SYSTEM"),
     "pe/atom": (deck(ipi()).replace("run 0", "compute pa all pe/atom\ndump e all custom 1 e.dump c_pa\nrun 0"),
                 "returns no per-atom energy or stress"),
     "element": (deck('pair_style ipi launch "true"\npair_coeff * * X1\n'), "'X1' (atom type 1) is not an element"),
@@ -230,4 +246,53 @@ harness.check(p.returncode == 0 and rows and rows[-1]["f_learn[15]"] == len(fail
               and not (failed_steps & labelled) and len(frames) == len(labelled) and finite,
               f"mode active, a client dying every third call: the run ends, {len(failed_steps)} failed calls counted "
               f"(thermo, history) and none labelled, {len(frames)} finite frames buffered")
+
+# ---- kill -9 of LAMMPS while the ipi teacher labels (passive): buffer readable and reopened
+# intact; the launched client (its own process group) sees the socket close and exits
+d = harness.folder("kill_lammps")
+open(os.path.join(d, "nep.in"), "w").write(NEP_IN)
+h = launch_lmp(args.lmp, d, train_deck(ipi()).replace("run 40", "run 100000"), name="in.kill", timeout=300)
+t_kill = time.time()
+while time.time() - t_kill < 60 and h.proc.poll() is None:
+    try:
+        if sum(json.loads(l).get("event") == "round" for l in open(os.path.join(d, "ar.nep.txt.history.jsonl"))) >= 2:
+            break
+    except (OSError, ValueError):    # no history yet, or a line being written
+        pass
+    time.sleep(0.2)
+
+
+def clients_of(folder):
+    """pids of lj_client.py processes whose working folder is `folder`"""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if CLIENT.encode() in open(f"/proc/{pid}/cmdline", "rb").read() and os.readlink(f"/proc/{pid}/cwd") == folder:
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+running_before = clients_of(os.path.realpath(d))
+h.proc.send_signal(signal.SIGKILL)
+h.proc.wait()
+t_gone = time.time()
+while clients_of(os.path.realpath(d)) and time.time() - t_gone < 20:
+    time.sleep(0.2)
+left = clients_of(os.path.realpath(d))
+for pid in left:
+    os.kill(pid, signal.SIGKILL)
+harness.check(running_before and not left, f"kill -9 of LAMMPS: its launched client exits ({len(running_before)} "
+              f"running before, {len(left)} left after 20 s)")
+try:
+    killed = read_buffer(args.frames, d, "ar.h5")
+    finite = all(math.isfinite(v) for fr in killed for v in [fr["energy"]] + fr["virial"] + [x for a in fr["force"] for x in a])
+    harness.check(len(killed) >= 8 and finite, f"kill -9 of LAMMPS mid-run: buffer readable, {len(killed)} finite frames")
+    p, _ = launch_lmp(args.lmp, d, train_deck(ipi()).replace("run 40", "run 20"), name="in.reopen", timeout=300).finish()
+    again = read_buffer(args.frames, d, "ar.h5")
+    harness.check(p.returncode == 0 and len(again) > len(killed) and again[:len(killed)] == killed,
+                  f"kill -9 of LAMMPS: the buffer reopened and appended to, the {len(killed)} frames intact ({len(again)} now)")
+except subprocess.CalledProcessError as e:
+    harness.check(False, f"kill -9 of LAMMPS: buffer unreadable ({e.stderr})")
 harness.finish()

@@ -42,7 +42,7 @@ SI8 = [(0.05, 0.0, 0.0), (1.3577, 1.3577, 1.40), (2.7155, 2.7155, 0.0), (4.0732,
 def pw_input(outdir):
     pos = "".join(f"Si {x:.10f} {y:.10f} {z:.10f}\n" for x, y, z in SI8)
     return (f"&CONTROL\n  calculation = 'scf'\n  tprnfor = .true.\n  tstress = .true.\n  pseudo_dir = '{PSEUDO}'\n"
-            f"  outdir = '{outdir}'\n/\n&SYSTEM\n  ibrav = 0\n  nat = 8\n  ntyp = 1\n  ecutwfc = 16\n/\n"
+            f"  outdir = '{outdir}'\n/\n&SYSTEM\n  ibrav = 0\n  nat = 8\n  ntyp = 1\n  ecutwfc = 16\n  nosym = .true.\n/\n"
             f"&ELECTRONS\n  conv_thr = 1e-11\n/\nATOMIC_SPECIES\nSi 28.0855 Si.pbe-rrkj.UPF\nCELL_PARAMETERS angstrom\n"
             f"{A} 0.0 0.0\n0.0 {A} 0.0\n0.0 0.0 {A}\nATOMIC_POSITIONS angstrom\n{pos}K_POINTS gamma\n")
 

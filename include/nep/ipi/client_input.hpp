@@ -17,6 +17,9 @@ struct ClientInput {
   bool has_positions = false;         // positions and cell could be converted to Angstrom
   std::vector<double> positions;      // 3 per atom, Angstrom
   std::array<double, 9> cell{};       // rows a, b, c (Angstrom), when has_positions
+  // a pw.x input without nosym = .true.: pw.x finds the symmetry of its input's positions once and
+  // symmetrizes the density and forces of every later call with it (wrong when the atoms move off it)
+  bool pw_uses_symmetry = false;
 };
 
 // Throws nep::Error "file:line: message" for what it cannot read
