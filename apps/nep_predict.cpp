@@ -1,4 +1,5 @@
 // nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] [--backend host|openmp|serial|device]
+//             [--ewald nep_cpu|converged]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,7 +13,10 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage: nep-predict MODEL.txt IN.xyz OUT.xyz [--precision double|float] [--threads N] "
-               "[--backend host|openmp|serial|device]\n");
+               "[--backend host|openmp|serial|device] [--ewald nep_cpu|converged]\n"
+               "  --ewald (charge models): nep_cpu (default) NEP_CPU's and GPUMD's reciprocal sum, with their\n"
+               "  k-set and 2 pi = 6.2831853; converged: exact 2 pi and a k-sphere twice as large (what LAMMPS's\n"
+               "  kspace solvers approach at tight accuracy; docs/model_kinds.md)\n");
   return 2;
 }
 }  // namespace
@@ -21,11 +25,13 @@ int main(int argc, char** argv) {
   std::string pos[3];
   int npos = 0, threads = 0;
   std::string precision = "double", backend = "host";  // OpenMP when Kokkos has it, else Serial
+  std::string ewald = "nep_cpu";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--precision" || a == "--threads" || a == "--backend") && i + 1 < argc) {
+    if ((a == "--precision" || a == "--threads" || a == "--backend" || a == "--ewald") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (a == "--precision") precision = v;
+      else if (a == "--ewald") ewald = v;
       else if (a == "--backend") backend = v;
       else {
         char* end = nullptr;
@@ -48,6 +54,10 @@ int main(int argc, char** argv) {
     }
   }
   if (npos != 3) return usage();
+  if (ewald != "nep_cpu" && ewald != "converged") {
+    std::fprintf(stderr, "nep-predict: --ewald is nep_cpu or converged, got '%s'\n", ewald.c_str());
+    return 2;
+  }
   try {
     const nep::Precision prec = nep::parse_precision(precision);
     const nep::Backend be = nep::parse_backend(backend);
@@ -56,6 +66,7 @@ int main(int argc, char** argv) {
     int frames = 0;
     {
       nep::Calculator calc(model, prec, be);
+      if (ewald == "converged") calc.set_ewald(2.0, true);
       frames = nep::predict_xyz(calc, model, pos[1], pos[2]);
     }
     std::printf("nep-predict: %d frame(s) written to %s\n", frames, pos[2].c_str());

@@ -49,6 +49,29 @@ inline void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Fix *fix, int i
 #endif
 }
 
+// an occasional full neighbour list (built by neighbor->build_one) for a compute, out to `cutoff`
+// (Angstrom, skin included) when it is positive, else to the pair styles' cutoff
+inline void request_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Compute *compute, int instance, double cutoff)
+{
+#if NEP_LAMMPS_REQUEST_API
+  (void) instance;
+  auto *req = lmp->neighbor->add_request(compute, LAMMPS_NS::NeighConst::REQ_FULL | LAMMPS_NS::NeighConst::REQ_OCCASIONAL);
+  if (cutoff > 0.0) req->set_cutoff(cutoff);
+#else
+  const int irequest = lmp->neighbor->request(compute, instance);
+  auto *req = lmp->neighbor->requests[irequest];
+  req->pair = 0;
+  req->compute = 1;
+  req->half = 0;
+  req->full = 1;
+  req->occasional = 1;
+  if (cutoff > 0.0) {
+    req->cut = 1;
+    req->cutoff = cutoff;
+  }
+#endif
+}
+
 // a KOKKOS-package style's request (already made by request_full_list): a Kokkos full list on the
 // host or the device side
 inline void set_kokkos_full_list(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair, bool host, bool device)
@@ -73,6 +96,25 @@ inline void reverse_comm_pair(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair)
   lmp->comm->reverse_comm(pair);
 #else
   lmp->comm->reverse_comm_pair(pair);
+#endif
+}
+
+// owners' pack_forward_comm data onto their ghost copies
+inline void forward_comm_pair(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair)
+{
+#if NEP_LAMMPS_REQUEST_API
+  lmp->comm->forward_comm(pair);
+#else
+  lmp->comm->forward_comm_pair(pair);
+#endif
+}
+
+inline void reverse_comm_compute(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Compute *compute)
+{
+#if NEP_LAMMPS_REQUEST_API
+  lmp->comm->reverse_comm(compute);
+#else
+  lmp->comm->reverse_comm_compute(compute);
 #endif
 }
 

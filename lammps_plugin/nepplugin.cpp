@@ -9,17 +9,19 @@
 #include "info.h"
 #include "lammps.h"
 #include "library.h"
+#include "compute_nep_tensor.h"
+#include "fix_nep_charge.h"
 #include "pair_ipi.h"
 #include "pair_nep.h"
 #include "utils.h"
 #ifdef NEP_PLUGIN_TRAIN
-#include "fix.h"
 #include <dlfcn.h>
 #endif
 #ifdef NEP_PLUGIN_KOKKOS
 #include "pair_nep_kokkos.h"
 #endif
 
+#include <cstring>
 #include <string>
 
 using namespace LAMMPS_NS;
@@ -43,6 +45,16 @@ static void require_kokkos(LAMMPS *lmp, const char *style)
 static Pair *ipi_creator(LAMMPS *lmp)
 {
   return new PairIPI(lmp);
+}
+
+static Compute *nep_tensor_creator(LAMMPS *lmp, int argc, char **argv)
+{
+  return new ComputeNEPTensor(lmp, argc, argv);
+}
+
+static Fix *nep_charge_fix_creator(LAMMPS *lmp, int argc, char **argv)
+{
+  return new FixNEPCharge(lmp, argc, argv);
 }
 
 static Pair *nep_creator(LAMMPS *lmp)
@@ -134,50 +146,40 @@ static bool same_lammps(LAMMPS *lmp)
 extern "C" void lammpsplugin_init(void *lmp, void *handle, void *regfunc)
 {
   if (!same_lammps((LAMMPS *) lmp)) return;
-  lammpsplugin_t plugin;
   auto register_plugin = (lammpsplugin_regfunc) regfunc;
-  plugin.version = LAMMPS_VERSION;
-  plugin.style = "pair";
-  plugin.author = "lammps-nep developers";
-  plugin.handle = handle;
-
-  plugin.name = "nep";
-  plugin.info = "NEP (GPUMD nep.txt) pair style, lammps-nep core on the host";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_creator;
-  (*register_plugin)(&plugin, lmp);
-
-  plugin.name = "ipi";
-  plugin.info = "forces of an external code (QE, CP2K, ASE, ...) over the i-PI socket protocol, LAMMPS as server";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &ipi_creator;
-  (*register_plugin)(&plugin, lmp);
-
-  plugin.name = "nep/gpu";
-  plugin.info = "NEP pair style: on LAMMPS's Kokkos data under -k on (GPU in a CUDA build), else as nep on the host";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_gpu_creator;
-  (*register_plugin)(&plugin, lmp);
-
+  // one style: pair styles take a factory of LAMMPS* (v1), computes and fixes of (LAMMPS*, argc, argv) (v2)
+  auto add = [&](const char *style, const char *name, const char *info, void *factory) {
+    lammpsplugin_t plugin;
+    plugin.version = LAMMPS_VERSION;
+    plugin.style = style;
+    plugin.name = name;
+    plugin.info = info;
+    plugin.author = "lammps-nep developers";
+    plugin.handle = handle;
+    if (strcmp(style, "pair") == 0) plugin.creator.v1 = (lammpsplugin_factory1 *) factory;
+    else plugin.creator.v2 = (lammpsplugin_factory2 *) factory;
+    (*register_plugin)(&plugin, lmp);
+  };
+  add("pair", "nep", "NEP (GPUMD nep.txt) pair style, lammps-nep core on the host", (void *) &nep_creator);
+  add("pair", "ipi", "forces of an external code (QE, CP2K, ASE, ...) over the i-PI socket protocol, LAMMPS as server",
+      (void *) &ipi_creator);
+  add("pair", "nep/gpu", "NEP pair style: on LAMMPS's Kokkos data under -k on (GPU in a CUDA build), else as nep on the host",
+      (void *) &nep_gpu_creator);
 #ifdef NEP_PLUGIN_KOKKOS
   // KOKKOS-package styles (-sf kk / suffix kk); need LAMMPS started with -k on
-  plugin.name = "nep/kk";
-  plugin.info = "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
-  (*register_plugin)(&plugin, lmp);
-  plugin.name = "nep/kk/device";
-  (*register_plugin)(&plugin, lmp);
-  plugin.name = "nep/kk/host";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_host_creator;
-  (*register_plugin)(&plugin, lmp);
-  plugin.name = "nep/gpu/kk";
-  plugin.info = "NEP pair style nep/gpu under -sf kk (same as nep/kk)";
-  plugin.creator.v1 = (lammpsplugin_factory1 *) &nep_kk_creator;
-  (*register_plugin)(&plugin, lmp);
+  add("pair", "nep/kk", "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)", (void *) &nep_kk_creator);
+  add("pair", "nep/kk/device", "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)", (void *) &nep_kk_creator);
+  add("pair", "nep/kk/host", "NEP pair style on LAMMPS's Kokkos data (KOKKOS package)", (void *) &nep_kk_host_creator);
+  add("pair", "nep/gpu/kk", "NEP pair style nep/gpu under -sf kk (same as nep/kk)", (void *) &nep_kk_creator);
 #endif
-
+  add("compute", "nep/dipole", "dipole of a NEP dipole model (GPUMD nep*_dipole), per atom and in total",
+      (void *) &nep_tensor_creator);
+  add("compute", "nep/polarizability",
+      "polarizability of a NEP polarizability model (GPUMD nep*_polarizability), per atom and in total",
+      (void *) &nep_tensor_creator);
+  add("fix", "NEP_CHARGE", "internal to pair_style nep with a charge model and a kspace style",
+      (void *) &nep_charge_fix_creator);
 #ifdef NEP_PLUGIN_TRAIN
-  plugin.style = "fix";
-  plugin.name = "nep/train";
-  plugin.info = "on-the-fly NEP training from the running pair style";
-  plugin.creator.v2 = (lammpsplugin_factory2 *) &nep_train_creator;
-  (*register_plugin)(&plugin, lmp);
+  add("fix", "nep/train", "on-the-fly NEP training from the running pair style", (void *) &nep_train_creator);
 #endif
 }

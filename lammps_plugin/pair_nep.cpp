@@ -3,6 +3,7 @@
 ------------------------------------------------------------------------- */
 
 #include "pair_nep.h"
+#include "pair_nep_charge.h"
 
 #include "atom.h"
 #include "comm.h"
@@ -32,6 +33,7 @@ using namespace LAMMPS_NS;
 PairNEP::PairNEP(LAMMPS *lmp, const char *style) : Pair(lmp), style_name(style)
 {
   single_enable = 0;
+  ewaldflag = pppmflag = 1;    // charge models take the reciprocal part from kspace_style ewald or pppm
   restartinfo = 0;
   one_coeff = 1;
   manybody_flag = 1;
@@ -44,6 +46,7 @@ PairNEP::PairNEP(LAMMPS *lmp, const char *style) : Pair(lmp), style_name(style)
 
 PairNEP::~PairNEP()
 {
+  release_charge_model();
   if (allocated) {
     memory->destroy(setflag);
     memory->destroy(cutsq);
@@ -100,6 +103,7 @@ void PairNEP::coeff(int narg, char **arg)
     model.reset();
     core.reset();
     release_core();
+    release_charge_model();
     type_names = names;
     type_map.assign(ntypes + 1, -1);
     for (int t = 1; t <= ntypes; ++t) {
@@ -121,6 +125,9 @@ void PairNEP::coeff(int narg, char **arg)
   } catch (std::exception &e) {
     error->all(FLERR, "pair_coeff: cannot use NEP model: {}", e.what());
   }
+  if (model->kind == nep::ModelKind::Dipole || model->kind == nep::ModelKind::Polarizability)
+    error->all(FLERR, "pair_coeff: {} is a {} model ({}), not a potential: evaluate it beside a potential with "
+               "compute nep/{}", file, nep::kind_name(model->kind), model->tag(), nep::kind_name(model->kind));
   if (names.empty()) {
     if (ntypes > model->num_types())
       error->all(FLERR, "pair_style nep {}: {} atom types but the model has only {} elements",
@@ -143,6 +150,7 @@ void PairNEP::coeff(int narg, char **arg)
   } catch (std::exception &e) {
     error->all(FLERR, "pair_coeff: cannot set up the NEP core: {}", e.what());
   }
+  setup_charge_model();
   cutmax = model->cutoff_max();
   if (cutoff_setting > 0.0) {
     if (cutmax > cutoff_setting + 1e-12)
@@ -151,9 +159,8 @@ void PairNEP::coeff(int narg, char **arg)
     cutmax = cutoff_setting;    // room for deployed models with larger cutoffs
   }
   if (comm->me == 0) {
-    utils::logmesg(lmp, "NEP: {} ({} elements, NEP{}{}), cutoff {} A, {} precision, pair style {}\n", file,
-                   model->num_types(), model->version, model->zbl != nep::ZblMode::None ? "+ZBL" : "", cutmax,
-                   single_precision ? "float" : "double", force->pair_style);
+    utils::logmesg(lmp, "NEP: {} ({} elements, {}), cutoff {} A, {} precision, pair style {}\n", file,
+                   model->num_types(), model->tag(), cutmax, single_precision ? "float" : "double", force->pair_style);
     if (style_name == "nep/gpu" && core)
       utils::logmesg(lmp, "NEP: nep/gpu without the KOKKOS package active (-k on): evaluating on the host ({}), "
                      "like pair_style nep; for the GPU start LAMMPS with -k on g 1 -sf kk\n", core->space_name());
@@ -164,6 +171,11 @@ bool PairNEP::replace_model(const nep::Model &m, std::string &why)
 {
   if (!model && type_names.empty()) {
     why = "the pair style has no model yet (pair_coeff not given)";
+    return false;
+  }
+  if (!m.is_potential() || (model && !model->is_potential())) {
+    why = fmt::format("models are swapped only between potentials (this one is a {} model)",
+                      nep::kind_name(m.is_potential() ? model->kind : m.kind));
     return false;
   }
   if (m.cutoff_max() > cutmax + 1e-12) {
@@ -233,6 +245,7 @@ void PairNEP::init_style()
   if (!model && type_names.empty())
     error->all(FLERR, "Pair style nep: pair_coeff * * model.txt ... has not been given");
   nep_lmp::request_full_list(lmp, this, instance_me);
+  if (charge) init_charge_model();
 }
 
 double PairNEP::init_one(int i, int j)
@@ -265,6 +278,10 @@ void PairNEP::compute(int eflag, int vflag)
   // per-atom virials for compute stress/atom (vflag_atom) and/or centroid/stress/atom
   // (cvflag_atom: LAMMPS sets only this one when a style declares centroid support)
   const bool want_w9 = vflag_atom || cvflag_atom;
+  if (charge) {    // qNEP: pair_nep_charge.cpp
+    compute_charge_model();
+    return;
+  }
 
   nep::EnergyVirial ev;
   std::string failure;

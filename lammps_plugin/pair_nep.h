@@ -31,7 +31,14 @@ class PairNEP : public Pair {
   double init_one(int, int) override;
   int pack_reverse_comm(int, int, double *) override;
   void unpack_reverse_comm(int, int *, double *) override;
+  int pack_forward_comm(int, int *, double *, int, int *) override;
+  void unpack_forward_comm(int, int, double *) override;
+  void *extract(const char *, int &) override;
   double memory_usage() override;
+  // charge models with a kspace style (pair_nep_charge.cpp): the rest of this step's forces once the
+  // kspace solver has run (its per-atom energies give dE/dq), called by the internal fix NEP_CHARGE
+  // before the ghost forces are communicated
+  void finish_charge_step();
   // fix nep/train `deploy yes`: use model `m` from now on, atom types keeping their elements.
   // Returns false (with the reason) when it cannot: an element missing, or a larger cutoff than
   // the neighbour lists were built for.
@@ -52,6 +59,17 @@ class PairNEP : public Pair {
   bool reverse_virial = false;         // what pack/unpack_reverse_comm carry this step
 
   std::string core_failure;            // why there is no usable evaluator (a failed model swap)
+
+  // charge models (qNEP, pair_nep_charge.cpp): the electrostatics set up from the model and the
+  // kspace solver; this step's raw network charges, charges and dE/dq of all atoms
+  struct ChargeState;
+  std::unique_ptr<ChargeState> charge;
+  double cut_coul = 0.0;               // real-space Coulomb cutoff (the model's largest radial cutoff)
+  void setup_charge_model();           // pair_coeff: the internal fix and per-atom-energy compute
+  void init_charge_model();            // init_style: checks, the kspace solver's splitting parameter
+  void compute_charge_model();         // compute(): stage 1, charges, real-space terms [, stage 2]
+  void check_kspace_splitting();       // the solver's g_ewald: read, and checked for reciprocal-only models
+  void release_charge_model();
 
   void allocate();
   // build the evaluator for the current model and precision (the Kokkos variant overrides); throws

@@ -47,6 +47,10 @@ template <class DeviceType>
 void PairNEPKokkos<DeviceType>::create_core()
 {
   nep::maybe_fail("pair:create_core");
+  if (!model->is_potential())
+    throw nep::Error(std::string("this is a ") + nep::kind_name(model->kind) + " model (" + model->tag() +
+                     "): the KOKKOS styles evaluate potentials only; charge models run with pair_style nep "
+                     "(without -sf kk / -k on), tensor models with compute nep/dipole or nep/polarizability");
   ev_double.reset();
   ev_float.reset();
   if (single_precision) ev_float = std::make_unique<nep::Evaluator<DeviceType, float>>(*model);

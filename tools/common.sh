@@ -2,7 +2,8 @@
 NEP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAMMPS_NEP_CACHE=${LAMMPS_NEP_CACHE:-$HOME/.cache/lammps-nep}
 NEP_KOKKOS_PREFIX=$LAMMPS_NEP_CACHE/kokkos-3.4.01-omp
-NEP_LAMMPS_PREFIX=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-omp
+# LAMMPS builds are keyed by version and package set (-ks: KSPACE, for the charge models' ewald/pppm)
+NEP_LAMMPS_PREFIX=$LAMMPS_NEP_CACHE/lammps-20220106-k3.4.01-omp-ks
 NEP_BUILD_DIR=${NEP_BUILD_DIR:-$NEP_REPO/build}
 NEP_KOKKOS_DIR=${Kokkos_DIR:-$NEP_KOKKOS_PREFIX/lib/cmake/Kokkos}
 NEP_LAMMPS_DIR=${LAMMPS_DIR:-$NEP_LAMMPS_PREFIX}   # a LAMMPS install prefix (bin/lmp, lib/cmake/LAMMPS)
@@ -13,7 +14,7 @@ NEP_LAMMPS_NEWER="20250204 20260704"
 nep_lammps_prefix() {
   case $1 in
     20220106) echo "$NEP_LAMMPS_PREFIX" ;;
-    *) echo "$LAMMPS_NEP_CACHE/lammps-$1-nokk" ;;
+    *) echo "$LAMMPS_NEP_CACHE/lammps-$1-nokk-ks" ;;
   esac
 }
 
@@ -49,7 +50,7 @@ nep_build() {
 }
 
 # lammps_install SRC BUILD PREFIX [CMAKE_ARGS...]: configure, build and install LAMMPS (PLUGIN,
-# MANYBODY, shared libs; further packages such as KOKKOS through CMAKE_ARGS) from its source tree SRC
+# MANYBODY, KSPACE, shared libs; further packages such as KOKKOS through CMAKE_ARGS) from its source tree SRC
 # through BUILD into PREFIX; keep LAMMPS's src/ (and potentials/) beside the install for the plugin
 # build; remove BUILD and stamp PREFIX. Compiler output goes to PREFIX.log, whose end is shown if the
 # build fails.
@@ -60,7 +61,7 @@ lammps_install() {
   shift 3
   rm -rf "$build"
   if ! { cmake -S "$src/cmake" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-           -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DPKG_PLUGIN=ON -DPKG_MANYBODY=ON \
+           -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=ON -DPKG_PLUGIN=ON -DPKG_MANYBODY=ON -DPKG_KSPACE=ON \
            -DBUILD_DOC=OFF -DBUILD_TOOLS=OFF "$@" &&
          cmake --build "$build" -j "${NEP_JOBS:-$(nproc)}" && cmake --install "$build"; } > "$log" 2>&1; then
     tail -n 40 "$log" >&2

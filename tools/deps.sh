@@ -2,11 +2,11 @@
 # Set up everything lammps-nep needs, idempotently.
 #   - Debian packages (only those missing are installed)
 #   - Kokkos 3.4.01 (Serial + OpenMP, shared) from Debian's trilinos source package
-#   - LAMMPS 7Jan2022 (Debian 20220106 snapshot) with PLUGIN, KOKKOS (external), MANYBODY, MPI, OpenMP, shared
+#   - LAMMPS 7Jan2022 (Debian 20220106 snapshot) with PLUGIN, KOKKOS (external), MANYBODY, KSPACE, MPI, OpenMP, shared
 #   - with --lammps V (V = 20250204, 20260704; repeatable): that LAMMPS release instead, from Debian's
-#     pinned tarball (tools/lammps_sources.sh), with PLUGIN, MANYBODY, MPI, OpenMP, shared, no KOKKOS
+#     pinned tarball (tools/lammps_sources.sh), with PLUGIN, MANYBODY, KSPACE, MPI, OpenMP, shared, no KOKKOS
 # Everything built goes to a version-keyed cache outside the repo:
-#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/{kokkos-3.4.01-omp,lammps-20220106-k3.4.01-omp,lammps-V-nokk}
+#   ${LAMMPS_NEP_CACHE:-~/.cache/lammps-nep}/{kokkos-3.4.01-omp,lammps-20220106-k3.4.01-omp-ks,lammps-V-nokk-ks}
 # A second call is a no-op (stamp files). Users with their own builds set Kokkos_DIR / LAMMPS_DIR and
 # the corresponding step is skipped.
 # Usage: tools/deps.sh [--no-lammps] [--lammps V]...   (tools/env.sh exports the resulting paths)

@@ -33,7 +33,24 @@ struct Prediction {
   std::vector<double> force;  // 3N
   std::vector<double> vatom;  // 9N, same component order as virial (empty if not requested)
   std::vector<double> descriptor;  // N x dim, raw (unscaled) q, only if requested
+  // charge models (qNEP): the per-atom charges after the mean is removed (e), and, if requested,
+  // the Born effective charges (9 per atom, row-major, NEP_CPU's: sqrt(eps_inf) (q_i I + pair part))
+  std::vector<double> charge;
+  std::vector<double> bec;
 };
+
+// Dipole and polarizability models (docs/model_kinds.md): the model's raw output, no unit
+// conversion (the units of its training labels).
+struct TensorPrediction {
+  bool dipole = true;              // false: polarizability
+  double total[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // dipole: x y z; polarizability: row-major 3x3
+  std::vector<double> per_atom;    // 9 per atom (dipole: x y z then zeros); pair terms on the neighbour
+};
+
+// How the forces of a charge model treat the charges' mean removal (docs/model_kinds.md):
+// Exact: the gradient of the energy (GPUMD's forces); NepCpu: without the mean term's derivative,
+// as NEP_CPU computes them (not the gradient of its own energy; for comparisons only).
+enum class ChargeForces { Exact, NepCpu };
 
 class Calculator {
  public:
@@ -44,7 +61,17 @@ class Calculator {
   Calculator(const Calculator&) = delete;
   Calculator& operator=(const Calculator&) = delete;
 
+  // Potentials and charge models: energy, forces, virials (charge models: with the electrostatics
+  // NEP_CPU and GPUMD define, and the charges). Throws for dipole/polarizability models.
   Prediction compute(const Structure& s, bool per_atom_virial = true, bool descriptors = false);
+  // Dipole and polarizability models only.
+  TensorPrediction compute_tensor(const Structure& s);
+  // charge models: the Born effective charges too (compute), and which forces (default Exact)
+  void set_charge_options(bool born_charges, ChargeForces forces = ChargeForces::Exact);
+  // charge models: the reciprocal sum's k-sphere radius (in units of NEP_CPU's, 1) and 2 pi exact
+  // instead of NEP_CPU's 6.2831853 (coulomb.hpp's ChargeSetup)
+  void set_ewald(double kmax_factor, bool exact_two_pi);
+  const Model& model() const;
   const NeighborList& last_neighbor_list() const;
   double cutoff() const;
 

@@ -44,6 +44,30 @@ class Evaluator {
   EnergyVirial compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
                        t_f f, t_eatom eatom, t_vatom vatom);
 
+  // ---- the other model kinds (docs/model_kinds.md); these run the two-pass kernels ----
+  using t_scalar = Kokkos::View<double*, DeviceType>;
+  using t_tensor = Kokkos::View<double* [9], Kokkos::LayoutRight, DeviceType>;
+  // Dipole models and the first network of polarizability models: the pair terms of each
+  // evaluated atom's network, f_ij = dU_i/dr_ij, summed on that atom i (no ghost terms):
+  // dipole: T_i[b] = -sum_j |r_ij|^2 f_ij[b] (b < 3); virial-like: T_i[3a+b] = -sum_j r_ij[a] f_ij[b].
+  // Writes tensor(i, .) when tensor is non-empty and returns the totals in .virial (.energy:
+  // the sum of the network outputs). No forces.
+  enum class TensorForm { Dipole, Virial };
+  EnergyVirial compute_tensor(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+                              TensorForm form, t_tensor tensor);
+  // qNEP, stage 1: short-range per-atom energy (network + ZBL) into eatom(i) (if non-empty) and
+  // the network's raw charge Q_i into charge(i); caches both outputs' descriptor derivatives.
+  double compute_charges(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+                         t_eatom eatom, t_scalar charge);
+  // qNEP, after stage 1: the pair part of the Born effective charges, added into bec (all atoms,
+  // 9 per atom; NEP_CPU's: +r_ij (x) dQ_i/dr_ij / 2 on i, the opposite on j; no sqrt(eps_inf))
+  void compute_charge_bec(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+                          t_tensor bec);
+  // qNEP, stage 2 (same atoms and lists as stage 1): forces and virials of sum_i U_i + phi_i Q_i,
+  // phi(i) = dE_elec/dQ_i held fixed: the short-range forces plus the charges' position dependence.
+  EnergyVirial compute_charge_forces(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
+                                     t_neighbors neighbors, t_scalar phi, t_f f, t_vatom vatom);
+
   // Optional output: the raw (unscaled) descriptor q of evaluated atom ii in row ii of `q`
   // (inum x dim()); an empty view switches it off. Used for q_scaler and descriptor analysis.
   using t_descriptor = Kokkos::View<double**, Kokkos::LayoutRight, DeviceType>;
@@ -63,6 +87,7 @@ class Evaluator {
   struct Params : ModelSizes {
     int version;
     int b1_index;
+    int wq_offset;  // qNEP: the charge weights' offset in a type's block; -1 for other kinds
     double c4b[5], c5b[3];  // q_222 and q_1111 coefficients (angular_basis.hpp)
   };
 
@@ -80,9 +105,19 @@ class Evaluator {
   Kokkos::View<Real[kNumAngularEntries], DeviceType> d_c3b_;
   Kokkos::View<Real**, DeviceType> d_fp_radial_;               // [atom][n]   dU/dq_n (radial)
   Kokkos::View<Real**, DeviceType> d_g_angular_;               // [atom][n*S + entry] dU/ds
+  Kokkos::View<Real**, DeviceType> d_fpq_radial_, d_gq_angular_;  // qNEP: the same for the charge Q
+  bool is_charge_ = false, is_potential_ = true;
+  ModelKind kind_ = ModelKind::Potential;
+  const char* kind_name_ = "potential";
+  int charge_inum_ = -1;  // atoms of the last compute_charges (stage 2 must match)
   t_descriptor d_q_out_;
   bool two_pass_ = false;
   Kokkos::View<char*, Kokkos::HostSpace> host_scratch_;  // the fused kernel's per-thread arrays
+
+  template <class Kernel>
+  void fill_kernel(Kernel& k, int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
+                   t_f f, t_eatom eatom, t_vatom vatom, bool with_caches);
+  void grow_caches(int inum);
 };
 
 }  // namespace nep

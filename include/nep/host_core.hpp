@@ -23,6 +23,21 @@ class HostCore {
   EnergyVirial compute(int inum, const int* ilist, int nall, const double* x, const int* model_type,
                        const int* numneigh, int* const* firstneigh, double* f, double* eatom, double* w9);
 
+  // ---- the other model kinds (docs/model_kinds.md), same list conventions ----
+  ModelKind kind() const;
+  // qNEP stage 1: short-range per-atom energy (eatom[i], if non-null) and the raw network charge
+  // charge[i] (array of nall) of atoms ilist[0..inum); returns the short-range energy.
+  double compute_charges(int inum, const int* ilist, int nall, const double* x, const int* model_type,
+                         const int* numneigh, int* const* firstneigh, double* eatom, double* charge);
+  // qNEP stage 2 on the lists and positions of the last compute_charges: adds the forces (nall*3)
+  // and per-atom virials (w9, nall*9, if non-null) of sum_i U_i + phi[i] Q_i.
+  EnergyVirial compute_charge_forces(const double* phi, double* f, double* w9);
+  // Dipole / polarizability models: adds the per-atom tensors into t9 (nall*9, row-major; each
+  // pair's term on the neighbour, to be folded from ghosts to owners; the polarizability's scalar on
+  // the atom's own diagonal) and returns the totals in .virial (dipole: components 0..2).
+  EnergyVirial compute_tensor(int inum, const int* ilist, int nall, const double* x, const int* model_type,
+                              const int* numneigh, int* const* firstneigh, double* t9);
+
   const char* space_name() const;
   double memory_bytes() const;
 

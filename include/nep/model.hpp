@@ -4,6 +4,9 @@
 //   ann       : NEP3: w0[H*D] b0[H] w1[H] (shared by all types), b1
 //               NEP4: for each type t: w0[H*D] b0[H] w1[H]; then b1
 //               NEP5: for each type t: w0[H*D] b0[H] w1[H] bt; then b1
+//               qNEP (NEP4 charge models): for each type t: w0[H*D] b0[H] w1[H] wq[H]; then
+//               sqrt(eps_inf), b1 (the charge output wq . tanh(..) has no bias)
+//   ann_pol   : polarizability models only: the second network (the diagonal scalar), same layout
 //   c         : radial c_R[(n*KR + k)*T*T + t_i*T + t_j], then angular c_A[(n*KA + k)*T*T + ...]
 //   q_scaler  : D values
 //   zbl_flexible (only "zbl 0 0"): per unordered type pair (0-0, 0-1, .., 1-1, ..) 10 values
@@ -19,6 +22,12 @@
 namespace nep {
 
 enum class ZblMode { None, Universal, Typewise, Flexible };
+
+// What the network's output means (the file's tag): an energy (nep3/nep4/nep5), a dipole
+// (nep3/nep4_dipole), a polarizability (nep3/nep4_polarizability) or an energy plus per-atom
+// charges (qNEP: nep4[_zbl]_charge1/2/3). docs/model_kinds.md gives each kind's physics.
+enum class ModelKind { Potential, Dipole, Polarizability, Charge };
+const char* kind_name(ModelKind k);  // "potential", "dipole", "polarizability", "charge"
 
 // Higher-order angular channels after the 3-body ones, in the order they appear in q.
 enum AngularFlag { kQ222 = 0, kQ1111, kQ112, kQ123, kQ233, kQ134, kNumAngularFlags };
@@ -47,6 +56,10 @@ struct ModelSizes {
 
 struct Model {
   int version = 4;                       // 3, 4 or 5
+  ModelKind kind = ModelKind::Potential;
+  // qNEP electrostatics: 1 Ewald (real space erfc + reciprocal + self), 2 reciprocal space only,
+  // 3 damped shifted-force real space only; 0 for every other kind
+  int charge_mode = 0;
   std::vector<std::string> elements;     // type order of the model
   std::vector<int> atomic_numbers;       // Z (1-based) per type
 
@@ -65,6 +78,7 @@ struct Model {
   int num_neurons = 0;
 
   std::vector<double> ann;       // see layout above
+  std::vector<double> ann_pol;   // polarizability models: the second network (else empty)
   std::vector<double> c;         // descriptor expansion coefficients
   std::vector<double> q_scaler;  // D
 
@@ -77,7 +91,7 @@ struct Model {
   int num_ann_parameters() const;
   // The network's parameter layout, defined once: type t's block (w0, b0, w1 [, bias]) starts at
   // ann_offset(t) = t * ann_stride() (NEP3: one block shared by all types, stride 0); b1 is last.
-  int ann_block_size() const;   // (D + 2) H, plus the per-type bias in NEP5
+  int ann_block_size() const;   // (D + 2) H, plus the per-type bias in NEP5; (D + 3) H for qNEP
   int ann_stride() const { return version == 3 ? 0 : ann_block_size(); }
   int num_c_radial() const;
   int num_c_angular() const;
@@ -92,6 +106,12 @@ struct Model {
   // Offsets into `ann` of type t's block and of the shared b1.
   int ann_offset(int t) const { return t * ann_stride(); }
   int ann_b1_offset() const { return num_ann_parameters() - 1; }
+  // qNEP: type t's charge weights wq[H] and the sqrt(eps_inf) that scales Born effective charges
+  int ann_charge_offset(int t) const { return ann_offset(t) + (dim() + 2) * num_neurons; }
+  int ann_sqrt_epsilon_inf_offset() const { return num_ann_parameters() - 2; }
+  bool is_potential() const { return kind == ModelKind::Potential; }
+  // The file's first token for this kind, version and ZBL ("nep4_zbl_charge1", "nep3_dipole", ...).
+  std::string tag() const;
   ModelSizes sizes() const;
   // The model's type index of an element, -1 when the model does not have it.
   int type_of(const std::string& element) const;
@@ -101,6 +121,10 @@ struct Model {
 // unused, -1 for "NULL"); *missing (if given) receives the 0-based index of the first name the
 // model does not have, -1 when it has them all (those entries are -1 too).
 std::vector<int> map_types(const Model& m, const std::vector<std::string>& names, int* missing = nullptr);
+
+// A polarizability model's second network (the scalar added to the tensor's diagonal) as a
+// potential model: its per-atom "energy" U_i = sum_h w1'_h tanh(..) - b1' is that scalar.
+Model polarizability_diagonal_model(const Model& m);
 
 // Parse a GPUMD nep.txt. Throws nep::Error "file:line: message" on anything it does not accept.
 Model read_model(const std::string& path);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "evaluator_basis.hpp"
+#include "evaluator_stages.hpp"
 #include "evaluator_host_kernel.hpp"
 #include "nep/core/descriptor_math.hpp"
 #include "nep/elements.hpp"
@@ -21,30 +22,8 @@ namespace nep {
 namespace detail {
 
 struct TagNepDescriptor {};
+struct TagNepChargeCombine {};
 struct TagNepForce {};
-
-// tanh of an array element by element (the device kernels' network)
-struct TanhEach {
-  template <class Real>
-  KOKKOS_INLINE_FUNCTION void operator()(int n, Real* z) const {
-    for (int h = 0; h < n; ++h) z[h] = kmath::tanh(z[h]);
-  }
-};
-
-// Reduction value: energy and 9-component virial (row-major r^a f^b).
-struct EnergyVirialSum {
-  double e = 0.0;
-  double v[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  KOKKOS_INLINE_FUNCTION EnergyVirialSum() {}
-  KOKKOS_INLINE_FUNCTION void operator+=(const EnergyVirialSum& o) {
-    e += o.e;
-    for (int k = 0; k < 9; ++k) v[k] += o.v[k];
-  }
-  KOKKOS_INLINE_FUNCTION void operator+=(const volatile EnergyVirialSum& o) volatile {
-    e += o.e;
-    for (int k = 0; k < 9; ++k) v[k] += o.v[k];
-  }
-};
 
 template <class DeviceType, class Real>
 struct NepKernel {
@@ -66,6 +45,12 @@ struct NepKernel {
   Kokkos::View<const Real* [12], DeviceType> zbl;
   Kokkos::View<const Real*, DeviceType> poly, c3b;
   Kokkos::View<Real**, DeviceType> fp_radial, g_angular;
+  Kokkos::View<Real**, DeviceType> fpq_radial, gq_angular;  // qNEP: the charge's derivatives
+  Kokkos::View<double*, DeviceType> charge_out, phi;        // qNEP: Q_i (stage 1), dE/dQ_i (combine)
+  // 0: forces; 1: dipole tensor, 2: virial-like tensor (compute_tensor: no forces, the per-atom
+  // tensor through vatom, each pair's term on the neighbour j as the per-atom virial); 3: the pair
+  // part of Born effective charges (f_ij = dQ_i/dr_ij: +r (x) f / 2 on i, -r (x) f / 2 on j)
+  int tensor = 0;
   ScatterF f;
   ScatterV vatom;
   Kokkos::View<double**, Kokkos::LayoutRight, DeviceType> q_out;
@@ -173,7 +158,23 @@ struct NepKernel {
     const Real* w1 = b0 + H;
     Real qs[kMaxDim], dU[kMaxDim], z[kMaxNeurons];
     for (int d = 0; d < D; ++d) qs[d] = q[d] * q_scaler(d);
-    Real U = network_energy(D, H, w0, &ann_w0t(ti, 0), b0, w1, qs, z, dU, TanhEach{});
+    Real U;
+    if (p.wq_offset >= 0) {  // qNEP: energy and charge from one hidden layer (B is free by now)
+      static_assert(kMaxTypes * kMaxBasis >= kMaxNeurons + kMaxDim, "B holds the charge scratch");
+      Real *y = B, *dQ = B + kMaxNeurons, Q;
+      U = network_energy_charge(D, H, w0, &ann_w0t(ti, 0), b0, w1, &ann(off + p.wq_offset), qs, z, y, dU, dQ, Q,
+                                TanhEach{});
+      charge_out(i) = double(Q);
+      for (int d = 0; d < D; ++d) dQ[d] *= q_scaler(d);
+      for (int n = 0; n < NR; ++n) fpq_radial(ii, n) = dQ[n];
+      for (int n = 0; n < NA; ++n) {
+        Real G[kNumAngularEntries];
+        angular_invariant_grad(p.L3, c3bp, c4b, c5b, p.q222, p.q1111, s + n * S, dQ + NR + n, NA, S, G);
+        for (int e = 0; e < S; ++e) gq_angular(ii, n * S + e) = G[e];
+      }
+    } else {
+      U = network_energy(D, H, w0, &ann_w0t(ti, 0), b0, w1, qs, z, dU, TanhEach{});
+    }
     U -= ann(p.b1_index);
     if (p.version == 5) U -= ann(off + (D + 2) * H);
     for (int d = 0; d < D; ++d) dU[d] *= q_scaler(d);  // now dU/dq (raw descriptor)
@@ -191,7 +192,17 @@ struct NepKernel {
     ev.e += ei;
   }
 
+  // ---- qNEP, between the stages: dU/dq += phi_i dQ/dq, so that stage 2 differentiates U_i + phi_i Q_i
+  KOKKOS_INLINE_FUNCTION void operator()(TagNepChargeCombine, const int ii) const {
+    const int i = use_ilist ? ilist(ii) : ii;
+    if (type(i) < 0) return;
+    const Real ph = Real(phi(i));
+    for (int n = 0; n < p.NR; ++n) fp_radial(ii, n) += ph * fpq_radial(ii, n);
+    for (int k = 0; k < p.NA * p.S; ++k) g_angular(ii, k) += ph * gq_angular(ii, k);
+  }
+
   // ---- stage 2: pair forces f_ij = dU_i/dr_ij from the cached derivatives; scatter F and W
+  // (tensor != 0: the pair terms summed into atom i's tensor instead, no forces)
   KOKKOS_INLINE_FUNCTION void operator()(TagNepForce, const int ii, EnergyVirialSum& ev) const {
     const int i = use_ilist ? ilist(ii) : ii;
     const int ti = type(i);
@@ -262,46 +273,50 @@ struct NepKernel {
         fr += a;
         for (int c = 0; c < 3; ++c) ft[c] += (b[c] - bu * u[c]) * dinv;
       }
-      if (p.zbl) {  // U_i gets half of each pair's ZBL energy
+      if (p.zbl && tensor != 3) {  // U_i gets half of each pair's ZBL energy
         Real V, dV;
         zbl_pair<Real>(zbl, pair, d, V, dV);
         fr += Real(0.5) * dV;
       }
       const double fij[3] = {double(fr * u[0] + ft[0]), double(fr * u[1] + ft[1]), double(fr * u[2] + ft[2])};
+      if (tensor == 1) {  // dipole: -|r_ij|^2 f_ij (NEP_CPU's and GPUMD's dipole)
+        const double d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        for (int bb = 0; bb < 3; ++bb) {
+          wi[bb] -= d2 * fij[bb];
+          if (want_vatom) a_v(j, bb) += -d2 * fij[bb];
+        }
+        continue;
+      }
+      if (tensor == 3) {
+        for (int aa = 0; aa < 3; ++aa)
+          for (int bb = 0; bb < 3; ++bb) {
+            const double t = 0.5 * r[aa] * fij[bb];
+            a_v(i, 3 * aa + bb) += t;
+            a_v(j, 3 * aa + bb) -= t;
+          }
+        continue;
+      }
       fi[0] += fij[0];
       fi[1] += fij[1];
       fi[2] += fij[2];
-      a_f(j, 0) -= fij[0];
-      a_f(j, 1) -= fij[1];
-      a_f(j, 2) -= fij[2];
+      if (tensor == 0) {  // (tensor 2: the virial-like tensor alone)
+        a_f(j, 0) -= fij[0];
+        a_f(j, 1) -= fij[1];
+        a_f(j, 2) -= fij[2];
+      }
       for (int aa = 0; aa < 3; ++aa)
         for (int bb = 0; bb < 3; ++bb) wi[3 * aa + bb] -= r[aa] * fij[bb];
       if (want_vatom)
         for (int aa = 0; aa < 3; ++aa)
           for (int bb = 0; bb < 3; ++bb) a_v(j, 3 * aa + bb) += -r[aa] * fij[bb];
     }
+    for (int c = 0; c < 9; ++c) ev.v[c] += wi[c];
+    if (tensor != 0) return;
     a_f(i, 0) += fi[0];
     a_f(i, 1) += fi[1];
     a_f(i, 2) += fi[2];
-    for (int c = 0; c < 9; ++c) ev.v[c] += wi[c];
   }
 };
-
-// One kernel stage over atoms 0..n-1 with an energy/virial reduction. On Kokkos::Serial the
-// functor is called in a plain loop: Serial's parallel_reduce keeps its scratch in one
-// process-wide buffer (Kokkos 3.4, and the default instance later), so two threads reducing at
-// once (MD and fix nep/train's training thread) would share it; the loop touches no Kokkos state
-// and gives the same sums in the same order.
-template <class ExecSpace, class Tag, class Kernel>
-void reduce_stage(const char* label, int n, const Kernel& k, EnergyVirialSum& sum) {
-#ifdef KOKKOS_ENABLE_SERIAL
-  if constexpr (std::is_same<ExecSpace, Kokkos::Serial>::value) {
-    for (int ii = 0; ii < n; ++ii) k(Tag(), ii, sum);
-    return;
-  }
-#endif
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecSpace, Tag>(0, n), k, sum);
-}
 
 }  // namespace detail
 
@@ -318,6 +333,11 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   static_cast<ModelSizes&>(p_) = m.sizes();
   p_.version = m.version;
   p_.b1_index = m.ann_b1_offset();
+  kind_ = m.kind;
+  kind_name_ = kind_name(m.kind);
+  is_potential_ = m.kind == ModelKind::Potential;
+  is_charge_ = m.kind == ModelKind::Charge;
+  p_.wq_offset = is_charge_ ? m.ann_charge_offset(0) - m.ann_offset(0) : -1;
   for (int k = 0; k < 5; ++k) p_.c4b[k] = kC4B[k];  // in the parameter struct: visible in device code
   for (int k = 0; k < 3; ++k) p_.c5b[k] = kC5B[k];
 
@@ -401,13 +421,13 @@ Evaluator<DeviceType, Real>::Evaluator(const Model& m) {
   Kokkos::deep_copy(d_c3b_, h_c3b);
 }
 
+// The kernel's inputs and outputs (f and vatom through scatter views); with_caches: the two-pass
+// kernels' per-atom caches, grown for inum atoms.
 template <class DeviceType, class Real>
-EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
-                                                  t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom) {
-  EnergyVirial out;
-  const int nlocal = inum;
-  if (nlocal <= 0) return out;
-  detail::NepKernel<DeviceType, Real> k;
+template <class Kernel>
+void Evaluator<DeviceType, Real>::fill_kernel(Kernel& k, int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
+                                              t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom,
+                                              bool with_caches) {
   k.p = p_;
   k.x = x;
   k.type = type;
@@ -427,10 +447,46 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   k.c3b = Kokkos::View<const Real*, DeviceType>(d_c3b_.data(), kNumAngularEntries);
   k.want_eatom = eatom.extent(0) > 0;
   k.q_out = d_q_out_;
-  k.want_q = d_q_out_.extent(0) >= size_t(nlocal) && d_q_out_.extent(1) >= size_t(p_.D);
+  k.want_q = d_q_out_.extent(0) >= size_t(inum) && d_q_out_.extent(1) >= size_t(p_.D);
   k.want_vatom = vatom.extent(0) > 0;
-  k.f = typename detail::NepKernel<DeviceType, Real>::ScatterF(f);
-  k.vatom = typename detail::NepKernel<DeviceType, Real>::ScatterV(vatom);
+  k.f = typename Kernel::ScatterF(f);
+  k.vatom = typename Kernel::ScatterV(vatom);
+  if (!with_caches) return;
+  grow_caches(inum);
+  k.fp_radial = d_fp_radial_;
+  k.g_angular = d_g_angular_;
+  k.fpq_radial = d_fpq_radial_;
+  k.gq_angular = d_gq_angular_;
+}
+
+// the two-pass kernels' per-atom caches for inum atoms (the charge ones for qNEP)
+template <class DeviceType, class Real>
+void Evaluator<DeviceType, Real>::grow_caches(int inum) {
+  auto make = [](const char* label, int n, int m) {
+    return Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n,
+                                            std::max(1, m));
+  };
+  if (d_fp_radial_.extent(0) < size_t(inum)) {
+    d_fp_radial_ = make("nep:fp_radial", inum, p_.NR);
+    d_g_angular_ = make("nep:g_angular", inum, p_.NA * p_.S);
+  }
+  if (is_charge_ && d_fpq_radial_.extent(0) < size_t(inum)) {
+    d_fpq_radial_ = make("nep:fpq_radial", inum, p_.NR);
+    d_gq_angular_ = make("nep:gq_angular", inum, p_.NA * p_.S);
+  }
+}
+
+template <class DeviceType, class Real>
+EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
+                                                  t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom) {
+  if (!is_potential_)
+    throw Error(std::string("this is a ") + kind_name_ + " model, not a potential: it has no energy/force evaluation of its own");
+  EnergyVirial out;
+  const int nlocal = inum;
+  if (nlocal <= 0) return out;
+  detail::NepKernel<DeviceType, Real> k;
+  const bool fused = !two_pass_ && Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible;
+  fill_kernel(k, inum, ilist, x, type, num_neighbors, neighbors, f, eatom, vatom, !fused);
 
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible) {
     if (!two_pass_) {  // the fused host kernel (evaluator_host_kernel.hpp)
@@ -478,13 +534,6 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
     }
   }
 
-  if (d_fp_radial_.extent(0) < size_t(nlocal)) {
-    d_fp_radial_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:fp_radial"), nlocal, p_.NR);
-    d_g_angular_ = Kokkos::View<Real**, DeviceType>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:g_angular"), nlocal,
-                                                    std::max(1, p_.NA * p_.S));
-  }
-  k.fp_radial = d_fp_radial_;
-  k.g_angular = d_g_angular_;
   detail::EnergyVirialSum e1, e2;
   {
     ScopedStage stage("core:descriptor");
@@ -504,3 +553,5 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
 }
 
 }  // namespace nep
+
+#include "evaluator_kinds.hpp"

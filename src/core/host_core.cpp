@@ -7,6 +7,7 @@
 
 #include "nep/core/kokkos_compat.hpp"
 #include "nep/evaluator.hpp"
+#include "nep/error.hpp"
 #include "nep/fault.hpp"
 
 namespace nep {
@@ -27,6 +28,12 @@ struct CoreBase {
                                const int* numneigh, int* const* firstneigh, double* f, double* eatom, double* w9) = 0;
   virtual const char* name() const = 0;
   virtual double bytes() const = 0;
+  // the other model kinds (host spaces only)
+  virtual double charges(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
+                         int* const* firstneigh, double* eatom, double* charge) = 0;
+  virtual EnergyVirial charge_forces(const double* phi, double* f, double* w9) = 0;
+  virtual EnergyVirial tensor(int inum, const int* ilist, int nall, const double* x, const int* mtype,
+                              const int* numneigh, int* const* firstneigh, bool dipole, double* t9) = 0;
 };
 
 template <class DeviceType, class Real>
@@ -55,8 +62,11 @@ struct CoreImpl : CoreBase {
     v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 8 + 16);
   }
 
-  EnergyVirial compute(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
-                       int* const* firstneigh, double* f, double* eatom, double* w9) override {
+  // the lists of the last upload (stage 2 of a charge model reuses them)
+  int inum_ = 0, nall_ = 0;
+  const double* x_ = nullptr;
+
+  void upload(int inum, const int* ilist, int nall, const int* mtype, const int* numneigh, int* const* firstneigh) {
     int maxn = 1;
     for (int ii = 0; ii < inum; ++ii) maxn = std::max(maxn, numneigh[ilist[ii]]);
     const int nmax = nall;  // atom indices are < nall
@@ -81,11 +91,56 @@ struct CoreImpl : CoreBase {
     Kokkos::deep_copy(d_numneigh, h_num);
     Kokkos::deep_copy(d_ilist, h_ilist);
     Kokkos::deep_copy(d_neigh, h_neigh);
+  }
 
-    using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-    Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> hx(const_cast<double*>(x), nall), hf(f, nall);
-    Kokkos::View<double*, Kokkos::HostSpace, Unmanaged> he(eatom, eatom ? nall : 0);
-    Kokkos::View<double* [9], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> hw(w9, w9 ? nall : 0);
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using HostX = Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>;
+  using HostS = Kokkos::View<double*, Kokkos::HostSpace, Unmanaged>;
+  using HostW = Kokkos::View<double* [9], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>;
+
+  double charges(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
+                 int* const* firstneigh, double* eatom, double* charge) override {
+    if constexpr (!kOnHost) {
+      throw Error("charge models run on the host core only");
+    } else {
+      upload(inum, ilist, nall, mtype, numneigh, firstneigh);
+      inum_ = inum;
+      nall_ = nall;
+      x_ = x;
+      return ev.compute_charges(inum, Kokkos::subview(d_ilist, std::make_pair(0, inum)), HostX(const_cast<double*>(x), nall),
+                                d_type, d_numneigh, d_neigh, HostS(eatom, eatom ? nall : 0), HostS(charge, nall));
+    }
+  }
+
+  EnergyVirial charge_forces(const double* phi, double* f, double* w9) override {
+    if constexpr (!kOnHost) {
+      throw Error("charge models run on the host core only");
+    } else {
+      return ev.compute_charge_forces(inum_, Kokkos::subview(d_ilist, std::make_pair(0, inum_)),
+                                      HostX(const_cast<double*>(x_), nall_), d_type, d_numneigh, d_neigh,
+                                      HostS(const_cast<double*>(phi), nall_), HostX(f, nall_), HostW(w9, w9 ? nall_ : 0));
+    }
+  }
+
+  EnergyVirial tensor(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
+                      int* const* firstneigh, bool dipole, double* t9) override {
+    if constexpr (!kOnHost) {
+      throw Error("tensor models run on the host core only");
+    } else {
+      upload(inum, ilist, nall, mtype, numneigh, firstneigh);
+      return ev.compute_tensor(inum, Kokkos::subview(d_ilist, std::make_pair(0, inum)), HostX(const_cast<double*>(x), nall),
+                               d_type, d_numneigh, d_neigh, dipole ? Ev::TensorForm::Dipole : Ev::TensorForm::Virial,
+                               HostW(t9, t9 ? nall : 0));
+    }
+  }
+
+  EnergyVirial compute(int inum, const int* ilist, int nall, const double* x, const int* mtype, const int* numneigh,
+                       int* const* firstneigh, double* f, double* eatom, double* w9) override {
+    upload(inum, ilist, nall, mtype, numneigh, firstneigh);
+
+    HostX hx(const_cast<double*>(x), nall), hf(f, nall);
+    HostS he(eatom, eatom ? nall : 0);
+    HostW hw(w9, w9 ? nall : 0);
     auto sub_ilist = Kokkos::subview(d_ilist, std::make_pair(0, inum));
     EnergyVirial r;
     if constexpr (kOnHost) {
@@ -129,15 +184,54 @@ std::unique_ptr<CoreBase> make_core(const Model& m, bool single) {
 
 struct HostCore::Impl {
   std::unique_ptr<CoreBase> core;
+  std::unique_ptr<CoreBase> diagonal;  // polarizability: the second network, as a potential
+  ModelKind kind = ModelKind::Potential;
+  std::vector<double> scratch_f;
 };
 
 HostCore::HostCore(const Model& model, bool single_precision) : impl_(new Impl) {
   ensure_kokkos_initialized();
 #if defined(KOKKOS_ENABLE_OPENMP)
-  impl_->core = make_core<Kokkos::OpenMP>(model, single_precision);
+  using Space = Kokkos::OpenMP;
 #else
-  impl_->core = make_core<Kokkos::Serial>(model, single_precision);
+  using Space = Kokkos::Serial;
 #endif
+  impl_->kind = model.kind;
+  impl_->core = make_core<Space>(model, single_precision);
+  if (model.kind == ModelKind::Polarizability)
+    impl_->diagonal = make_core<Space>(polarizability_diagonal_model(model), single_precision);
+}
+
+ModelKind HostCore::kind() const { return impl_->kind; }
+
+double HostCore::compute_charges(int inum, const int* ilist, int nall, const double* x, const int* model_type,
+                                 const int* numneigh, int* const* firstneigh, double* eatom, double* charge) {
+  return impl_->core->charges(inum, ilist, nall, x, model_type, numneigh, firstneigh, eatom, charge);
+}
+
+EnergyVirial HostCore::compute_charge_forces(const double* phi, double* f, double* w9) {
+  return impl_->core->charge_forces(phi, f, w9);
+}
+
+EnergyVirial HostCore::compute_tensor(int inum, const int* ilist, int nall, const double* x, const int* model_type,
+                                      const int* numneigh, int* const* firstneigh, double* t9) {
+  const bool dipole = impl_->kind == ModelKind::Dipole;
+  EnergyVirial r = impl_->core->tensor(inum, ilist, nall, x, model_type, numneigh, firstneigh, dipole, t9);
+  if (impl_->diagonal) {  // network 2's scalar on each atom's own diagonal
+    std::vector<double> a(nall, 0.0);
+    impl_->scratch_f.assign(3 * static_cast<size_t>(nall), 0.0);
+    impl_->diagonal->compute(inum, ilist, nall, x, model_type, numneigh, firstneigh, impl_->scratch_f.data(), a.data(),
+                             nullptr);
+    for (int ii = 0; ii < inum; ++ii) {
+      const int i = ilist[ii];
+      if (model_type[i] < 0) continue;
+      for (int c : {0, 4, 8}) {
+        if (t9) t9[9 * static_cast<size_t>(i) + c] += a[i];
+        r.virial[c] += a[i];
+      }
+    }
+  }
+  return r;
 }
 
 HostCore::~HostCore() = default;

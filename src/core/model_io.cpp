@@ -55,9 +55,40 @@ std::vector<int> map_types(const Model& m, const std::vector<std::string>& names
   return map;
 }
 
-int Model::ann_block_size() const { return (dim() + 2) * num_neurons + (version == 5 ? 1 : 0); }
+int Model::ann_block_size() const {
+  if (kind == ModelKind::Charge) return (dim() + 3) * num_neurons;  // w0 b0 w1 wq
+  return (dim() + 2) * num_neurons + (version == 5 ? 1 : 0);
+}
 
-int Model::num_ann_parameters() const { return ann_block_size() * (version == 3 ? 1 : num_types()) + 1; }
+const char* kind_name(ModelKind k) {
+  switch (k) {
+    case ModelKind::Dipole: return "dipole";
+    case ModelKind::Polarizability: return "polarizability";
+    case ModelKind::Charge: return "charge";
+    default: return "potential";
+  }
+}
+
+std::string Model::tag() const {
+  std::string t = "nep" + std::to_string(version) + (zbl != ZblMode::None ? "_zbl" : "");
+  if (kind == ModelKind::Dipole || kind == ModelKind::Polarizability) t += std::string("_") + kind_name(kind);
+  if (kind == ModelKind::Charge) t += "_charge" + std::to_string(charge_mode);
+  return t;
+}
+
+Model polarizability_diagonal_model(const Model& m) {
+  if (m.kind != ModelKind::Polarizability) throw Error("polarizability_diagonal_model: not a polarizability model");
+  Model second = m;
+  second.kind = ModelKind::Potential;
+  second.ann = m.ann_pol;
+  second.ann_pol.clear();
+  return second;
+}
+
+// the blocks, then sqrt(eps_inf) (qNEP only), then b1
+int Model::num_ann_parameters() const {
+  return ann_block_size() * (version == 3 ? 1 : num_types()) + (kind == ModelKind::Charge ? 2 : 1);
+}
 
 int Model::num_c_radial() const {
   const int T = num_types();
@@ -136,22 +167,46 @@ void expect_header(const std::vector<std::string>& tok, const LineReader& r, con
                                             : std::to_string(min_tokens) + ".." + std::to_string(max_tokens)));
 }
 
-// Tag → version and zbl; everything that is not an energy model of NEP3/4/5 is rejected.
+// Tag -> kind, version and zbl: the tags GPUMD and NEP_CPU read (docs/nep_format.md); every
+// other kind (temperature, vdw, ...) is rejected.
 void parse_tag(const std::string& tag, const LineReader& r, Model& m) {
-  const char* kinds[] = {"dipole", "polarizability", "charge", "temperature", "vdw"};
-  for (const char* k : kinds)
-    if (tag.find(k) != std::string::npos)
-      throw r.error("'" + tag + "' is a " + k + " model; only energy models (nep3/nep4/nep5, optional _zbl) are supported");
-  static const struct { const char* tag; int version; bool zbl; } known[] = {
-      {"nep3", 3, false}, {"nep3_zbl", 3, true}, {"nep4", 4, false},
-      {"nep4_zbl", 4, true}, {"nep5", 5, false}, {"nep5_zbl", 5, true}};
+  static const struct {
+    const char* tag;
+    int version;
+    bool zbl;
+    ModelKind kind;
+    int charge_mode;
+  } known[] = {{"nep3", 3, false, ModelKind::Potential, 0},
+               {"nep3_zbl", 3, true, ModelKind::Potential, 0},
+               {"nep4", 4, false, ModelKind::Potential, 0},
+               {"nep4_zbl", 4, true, ModelKind::Potential, 0},
+               {"nep5", 5, false, ModelKind::Potential, 0},
+               {"nep5_zbl", 5, true, ModelKind::Potential, 0},
+               {"nep3_dipole", 3, false, ModelKind::Dipole, 0},
+               {"nep4_dipole", 4, false, ModelKind::Dipole, 0},
+               {"nep3_polarizability", 3, false, ModelKind::Polarizability, 0},
+               {"nep4_polarizability", 4, false, ModelKind::Polarizability, 0},
+               {"nep4_charge1", 4, false, ModelKind::Charge, 1},
+               {"nep4_charge2", 4, false, ModelKind::Charge, 2},
+               {"nep4_charge3", 4, false, ModelKind::Charge, 3},
+               {"nep4_zbl_charge1", 4, true, ModelKind::Charge, 1},
+               {"nep4_zbl_charge2", 4, true, ModelKind::Charge, 2},
+               {"nep4_zbl_charge3", 4, true, ModelKind::Charge, 3}};
   for (const auto& k : known)
     if (tag == k.tag) {
       m.version = k.version;
       m.zbl = k.zbl ? ZblMode::Universal : ZblMode::None;
+      m.kind = k.kind;
+      m.charge_mode = k.charge_mode;
       return;
     }
-  throw r.error("unknown model tag '" + tag + "' (expected nep3, nep4 or nep5, optionally with _zbl)");
+  for (const char* kind : {"dipole", "polarizability", "charge", "temperature", "vdw"})
+    if (tag.find(kind) != std::string::npos)
+      throw r.error("'" + tag + "' is a " + kind + " model of a form this reader does not know (it reads nep3/nep4/" +
+                    "nep5[_zbl], nep3/nep4_dipole, nep3/nep4_polarizability and nep4[_zbl]_charge1/2/3)");
+  throw r.error("unknown model tag '" + tag +
+                "' (expected nep3, nep4 or nep5, optionally with _zbl; or nep3/nep4_dipole, "
+                "nep3/nep4_polarizability, nep4[_zbl]_charge1/2/3)");
 }
 
 }  // namespace
@@ -260,6 +315,7 @@ Model parse_model(const std::string& text, const std::string& name) {
     }
   };
   read_numbers(m.ann, m.num_ann_parameters(), "network parameters");
+  if (m.kind == ModelKind::Polarizability) read_numbers(m.ann_pol, m.num_ann_parameters(), "second-network parameters");
   read_numbers(m.c, m.num_c_radial() + m.num_c_angular(), "descriptor coefficients");
   read_numbers(m.q_scaler, m.dim(), "q_scaler values");
   if (m.zbl == ZblMode::Flexible) read_numbers(m.zbl_flexible, 10 * T * (T + 1) / 2, "flexible zbl parameters");
@@ -267,7 +323,7 @@ Model parse_model(const std::string& text, const std::string& name) {
   while (r.next(tok))
     if (!tok.empty())
       throw r.error("trailing data after the last expected parameter (the header implies " +
-                    std::to_string(m.num_ann_parameters() + m.c.size() + m.q_scaler.size() + m.zbl_flexible.size()) +
+                    std::to_string(m.ann.size() + m.ann_pol.size() + m.c.size() + m.q_scaler.size() + m.zbl_flexible.size()) +
                     " numbers)");
   return m;
 }
@@ -292,7 +348,7 @@ std::string num(double v) {
 std::string format_model(const Model& m) {
   const int T = m.num_types();
   std::string s;
-  s += "nep" + std::to_string(m.version) + (m.zbl != ZblMode::None ? "_zbl " : " ") + std::to_string(T);
+  s += m.tag() + " " + std::to_string(T);
   for (const auto& e : m.elements) s += " " + e;
   s += "\n";
   if (m.zbl == ZblMode::Flexible) s += "zbl 0 0\n";
@@ -310,7 +366,7 @@ std::string format_model(const Model& m) {
     for (int f = kQ112; f < kNumAngularFlags; ++f) s += m.flags[f] ? " 1" : " 0";
   s += "\n";
   s += "ANN " + std::to_string(m.num_neurons) + " 0\n";
-  for (const auto* block : {&m.ann, &m.c, &m.q_scaler, &m.zbl_flexible})
+  for (const auto* block : {&m.ann, &m.ann_pol, &m.c, &m.q_scaler, &m.zbl_flexible})
     for (double v : *block) s += num(v) + "\n";
   return s;
 }

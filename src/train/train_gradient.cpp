@@ -90,6 +90,9 @@ void radial_tangents(const PairBasis& pb, int i, int r0, int nr, const double* d
 }  // namespace
 
 GradientKernel::GradientKernel(const Model& m) : m_(m) {
+  if (!m.is_potential())
+    throw Error(std::string("training supports potential models only (this one is a ") + kind_name(m.kind) + " model, " +
+                m.tag() + "); dipole, polarizability and charge models are evaluated, not trained, here");
   if (m.version != 3 && m.version != 4) throw Error("training supports NEP3 and NEP4 models (this one is NEP" + std::to_string(m.version) + ")");
   for (int f = kQ112; f < kNumAngularFlags; ++f)
     if (m.flags[f]) throw Error("training does not support the q_112/q_123/q_233/q_134 channels");

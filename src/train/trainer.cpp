@@ -88,6 +88,9 @@ Model start_model(const TrainConfig& cfg, const std::string& dir, const train::C
   }
   const std::string path = cfg.fine_tune[0] == '/' ? cfg.fine_tune : dir + "/" + cfg.fine_tune;
   Model start = parse_model(root_text(comm, [&] { return detail::read_text_file(path); }), path);
+  if (!start.is_potential())
+    throw Error(path + ": fine_tune model is a " + kind_name(start.kind) + " model (" + start.tag() +
+                "): nep-train trains potentials only");
   if (start.elements != model.elements || start.dim() != model.dim() || start.num_neurons != model.num_neurons ||
       start.version != model.version || start.c.size() != model.c.size())
     throw Error(path + ": fine_tune model does not have the architecture nep.in describes");

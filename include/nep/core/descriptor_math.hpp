@@ -77,14 +77,9 @@ KOKKOS_INLINE_FUNCTION void angular_invariant_grad(int L3, const C* c3b, const C
   }
 }
 
-// One atom's network (NEP Eq. 1) without the shared bias b1: U = sum_h w1_h tanh(z_h),
-// z_h = sum_d w0_hd qs_d - b0_h for the scaled descriptor qs; writes dU/dqs_d into dU.
-// w0: [h][d] (H x D), w0t: the same weights transposed [d][h]; z: H of scratch. tanh_rows(n, z)
-// replaces z[0..n) by tanh(z) (per element on a device, vectorised on the host).
-template <class Real, class TanhRows>
-KOKKOS_INLINE_FUNCTION Real network_energy(int D, int H, const Real* w0, const Real* w0t, const Real* b0,
-                                           const Real* w1, const Real* qs, Real* z, Real* dU,
-                                           const TanhRows& tanh_rows) {
+// The hidden layer's input z_h = sum_d w0_hd qs_d - b0_h (w0t: [d][h]), four inputs per pass over z.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void hidden_layer_input(int D, int H, const Real* w0t, const Real* b0, const Real* qs, Real* z) {
   for (int h = 0; h < H; ++h) z[h] = -b0[h];
   int d = 0;
   for (; d + 4 <= D; d += 4) {  // four inputs per pass over z
@@ -99,6 +94,17 @@ KOKKOS_INLINE_FUNCTION Real network_energy(int D, int H, const Real* w0, const R
     NEP_SIMD
     for (int h = 0; h < H; ++h) z[h] += w[h] * qd;
   }
+}
+
+// One atom's network (NEP Eq. 1) without the shared bias b1: U = sum_h w1_h tanh(z_h),
+// z_h = sum_d w0_hd qs_d - b0_h for the scaled descriptor qs; writes dU/dqs_d into dU.
+// w0: [h][d] (H x D), w0t: the same weights transposed [d][h]; z: H of scratch. tanh_rows(n, z)
+// replaces z[0..n) by tanh(z) (per element on a device, vectorised on the host).
+template <class Real, class TanhRows>
+KOKKOS_INLINE_FUNCTION Real network_energy(int D, int H, const Real* w0, const Real* w0t, const Real* b0,
+                                           const Real* w1, const Real* qs, Real* z, Real* dU,
+                                           const TanhRows& tanh_rows) {
+  hidden_layer_input(D, H, w0t, b0, qs, z);
   tanh_rows(H, z);
   Real U = Real(0);
   for (int h = 0; h < H; ++h) {
@@ -119,6 +125,37 @@ KOKKOS_INLINE_FUNCTION Real network_energy(int D, int H, const Real* w0, const R
     const Real* w = w0 + h * D;
     NEP_SIMD
     for (int k = 0; k < D; ++k) dU[k] += g * w[k];
+  }
+  return U;
+}
+
+// The qNEP network (NEP4 charge models): the hidden layer of network_energy shared by two
+// outputs, the energy U = sum_h w1_h tanh(z_h) (b1 subtracted by the caller) and the raw charge
+// Q = sum_h wq_h tanh(z_h) (no bias); writes dU/dqs into dU and dQ/dqs into dQ. z and y: H of scratch.
+template <class Real, class TanhRows>
+KOKKOS_INLINE_FUNCTION Real network_energy_charge(int D, int H, const Real* w0, const Real* w0t, const Real* b0,
+                                                  const Real* w1, const Real* wq, const Real* qs, Real* z, Real* y,
+                                                  Real* dU, Real* dQ, Real& Q, const TanhRows& tanh_rows) {
+  hidden_layer_input(D, H, w0t, b0, qs, z);
+  tanh_rows(H, z);
+  Real U = Real(0);
+  Q = Real(0);
+  for (int h = 0; h < H; ++h) {
+    const Real t = z[h], slope = Real(1) - t * t;
+    U += w1[h] * t;
+    Q += wq[h] * t;
+    z[h] = w1[h] * slope;  // dU/dz_h
+    y[h] = wq[h] * slope;  // dQ/dz_h
+  }
+  for (int k = 0; k < D; ++k) dU[k] = dQ[k] = Real(0);
+  for (int h = 0; h < H; ++h) {
+    const Real gu = z[h], gq = y[h];
+    const Real* w = w0 + h * D;
+    NEP_SIMD
+    for (int k = 0; k < D; ++k) {
+      dU[k] += gu * w[k];
+      dQ[k] += gq * w[k];
+    }
   }
   return U;
 }

@@ -100,6 +100,9 @@ def extras_section(folder, outdir, progress):
     from . import figures_extras, page
     s = page.Section("Molecular dynamics and held-out frames", "md")
     s.figures = figures_extras.all_figures(folder, outdir, progress)
+    from . import figures_spectra
+    progress("figure: dipole spectrum")
+    s.figures += figures_spectra.ir(folder, outdir)
     summary = os.path.join(folder, "summary.json")
     if os.path.isfile(summary):
         try:
@@ -135,7 +138,7 @@ def main(argv=None):
             sections += got if isinstance(got, list) else ([got] if got else [])
         if not sections:
             raise ReportError(folder, "nothing to report: expected loss.out or *_train.out (nep-train, GPUMD nep), "
-                                      "*history.jsonl (fix nep/train), rdf_*.txt or a LAMMPS log with PHASE markers")
+                                      "*history.jsonl (fix nep/train), rdf_*.txt, dipole.out or a LAMMPS log with PHASE markers")
         from . import page
         title = a.title or f"NEP training report: {os.path.basename(os.path.abspath(folder))}"
         sub = f"{os.path.abspath(folder)} · written {datetime.datetime.now():%Y-%m-%d %H:%M} by nep-report"

@@ -11,8 +11,9 @@ import numpy as np
 from .errors import ReportError, parse_floats
 
 
-def read_rdf(path):
-    """(r, g) of the last block."""
+def read_blocks(path, width, what):
+    """The blocks of a LAMMPS fix ave/time (mode vector) or fix ave/correlate file: '#' comments,
+    then blocks of "step nrows" and nrows rows of `width` numbers (`what` names them in errors)."""
     blocks, cur, left = [], None, 0
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
@@ -27,14 +28,19 @@ def read_rdf(path):
                 blocks.append(cur)
                 continue
             v = parse_floats(path, lineno, t)
-            if len(v) < 3:
-                raise ReportError(path, "expected 'row r g(r) ...'", lineno)
-            cur.append(v[1:3])
+            if len(v) < width:
+                raise ReportError(path, f"expected '{what}'", lineno)
+            cur.append(v)
             left -= 1
     if not blocks or not blocks[-1]:
-        raise ReportError(path, "no rdf rows")
-    a = np.array(blocks[-1])
-    return a[:, 0], a[:, 1]
+        raise ReportError(path, "no rows")
+    return blocks
+
+
+def read_rdf(path):
+    """(r, g) of the last block."""
+    a = np.array(read_blocks(path, 3, "row r g(r) ...")[-1])
+    return a[:, 1], a[:, 2]
 
 
 _LOOP = re.compile(r"Loop time of \S+ on \d+ procs for (\d+) steps with (\d+) atoms")
