@@ -117,11 +117,16 @@ TEST(ModelKinds, TensorModelsMatchNepCpu) {
   }
 }
 
-TEST(ModelKinds, ChargeModelsMatchNepCpu) {
+// both kernel paths of the host: the fused one (each stage one pass per atom) and the two-pass
+// device kernels run on the host
+class ChargeModels : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ChargeModels, MatchNepCpu) {
   for (const char* stem : kChargeStems) {
     SCOPED_TRACE(stem);
     const KindRef r = load(stem);
     nep::Calculator calc(r.model, nep::Precision::Double, nep::Backend::Host);
+    calc.force_two_pass(GetParam());
     const double e_ref = std::stod(r.frame.info.at("energy"));
     for (auto mode : {nep::ChargeForces::NepCpu, nep::ChargeForces::Exact}) {
       const bool exact = mode == nep::ChargeForces::Exact;
@@ -138,6 +143,9 @@ TEST(ModelKinds, ChargeModelsMatchNepCpu) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ChargeModels, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "TwoPass" : "Fused"; });
 
 // forces and virial are the gradient of the energy (central differences, independent of NEP_CPU)
 TEST(ModelKinds, ChargeForcesAreTheEnergyGradient) {

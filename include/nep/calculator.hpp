@@ -71,6 +71,8 @@ class Calculator {
   // charge models: the reciprocal sum's k-sphere radius (in units of NEP_CPU's, 1) and 2 pi exact
   // instead of NEP_CPU's 6.2831853 (coulomb.hpp's ChargeSetup)
   void set_ewald(double kmax_factor, bool exact_two_pi);
+  // the device kernels (two passes) on a host backend too, for tests (Evaluator::force_two_pass)
+  void force_two_pass(bool on);
   const Model& model() const;
   const NeighborList& last_neighbor_list() const;
   double cutoff() const;

@@ -21,6 +21,10 @@
 
 namespace nep {
 
+namespace detail {
+struct EnergyVirialSum;
+}
+
 template <class DeviceType, class Real>
 class Evaluator {
  public:
@@ -118,6 +122,8 @@ class Evaluator {
   void fill_kernel(Kernel& k, int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors, t_neighbors neighbors,
                    t_f f, t_eatom eatom, t_vatom vatom, bool with_caches);
   void grow_caches(int inum);
+  template <class Kernel>
+  detail::EnergyVirialSum run_fused(const Kernel& k, int nlocal, int stage, t_f f, t_vatom vatom);
 };
 
 }  // namespace nep

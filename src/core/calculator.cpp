@@ -38,6 +38,7 @@ struct Backend_ {
   virtual void charge_bec(std::vector<double>& bec) = 0;
   virtual EnergyVirial charge_stage2(const std::vector<double>& phi, bool want_vatom, std::vector<double>& f,
                                      std::vector<double>& vatom) = 0;
+  virtual void two_pass(bool on) = 0;
 };
 
 template <class DeviceType, class Real>
@@ -51,6 +52,7 @@ struct BackendImpl : Backend_ {
   Kokkos::View<int**, DeviceType> neigh;
 
   explicit BackendImpl(const Model& m) : ev(m) {}
+  void two_pass(bool on) override { ev.force_two_pass(on); }
 
   void upload(const NeighborList& nl) {
     nl_ = &nl;
@@ -316,6 +318,8 @@ void Calculator::set_charge_options(bool born_charges, ChargeForces forces) {
   impl_->born_charges = born_charges;
   impl_->charge_forces = forces;
 }
+
+void Calculator::force_two_pass(bool on) { impl_->backend->two_pass(on); }
 
 void Calculator::set_ewald(double kmax_factor, bool exact_two_pi) {
   impl_->kmax_factor = kmax_factor;

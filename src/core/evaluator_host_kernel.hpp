@@ -6,6 +6,8 @@
 // all its pairs are computed once, vectorised across pairs, and kept for the force part, which
 // follows the atom's network at once (f_ij needs only atom i's own dU/dq and dU/ds). Same maths,
 // same conventions (evaluator.hpp); only the order of the sums differs.
+// long-file: one atom's pass, its phases kept as member functions of one kernel (profilers see
+// each); charge models' two stages reuse the same phases.
 //
 // Per pair p of atom i (rows of `cap` entries, lane-padded so loops run over whole vectors):
 //   radial rows   f_k(d), f_k'(d)  (k < KR; zero where d >= rc_R)
@@ -74,6 +76,7 @@ struct HostScratch {
   double* fij = nullptr;                                     // [xyz][p]
   // per atom
   Real *q = nullptr, *qs = nullptr, *dU = nullptr, *z = nullptr, *s = nullptr, *G = nullptr, *cF = nullptr;
+  Real *zq = nullptr, *dQ = nullptr, *GQ = nullptr;  // charge models: the charge output's scratch
   std::uint64_t* ticks = nullptr;  // kNumHostPhases
 
   // Lays the arrays out from `base` (nullptr: only measure); returns the bytes used.
@@ -119,6 +122,9 @@ struct HostScratch {
     take(s, m.NA * m.S);
     take(G, m.NA * m.S);
     take(cF, m.KR);
+    take(zq, m.H);
+    take(dQ, m.D);
+    take(GQ, m.NA * m.S);
     take(ticks, kNumHostPhases);
     return (off + 63) / 64 * 64;
   }
@@ -149,6 +155,10 @@ struct HostNepKernel : Base {
   const HostScratch<Real>* scratch = nullptr;  // one per thread (token)
   int cap = 0;                                 // pair row length (HostScratch)
   bool timing = false;
+  // 0: energy and forces in one pass; charge models (Evaluator::compute_charges / _forces):
+  // 1: descriptor and network, the derivatives cached, energy, no forces; 2: the forces of the
+  // cached derivatives combined with phi (the basis computed again), no energy
+  int stage = 0;
   Kokkos::Experimental::UniqueToken<execution_space> token;
 
   explicit HostNepKernel(const Base& b) : Base(b) {}
@@ -176,8 +186,15 @@ struct HostNepKernel : Base {
     phase_end(kPhRadial);
     angular_descriptor(sc, a);
     phase_end(kPhAngular);
-    const Real U = network(sc, a);
+    const Real U = stage == 2 ? combined_derivatives(sc, a) : network(sc, a);
     phase_end(kPhNetwork);
+    if (stage == 1) {  // energy only: the charges' forces wait for phi
+      const double ei = double(U) + zbl_energy(sc, a);
+      if (this->want_eatom) this->eatom(i) = ei;
+      ev.e += ei;
+      token.release(tid);
+      return;
+    }
     radial_force(sc, a);
     phase_end(kPhForceRadial);
     angular_force(sc, a);
@@ -365,7 +382,12 @@ struct HostNepKernel : Base {
     const Real* w1 = b0 + H;
     Real* dU = sc.dU;
     for (int k = 0; k < D; ++k) sc.qs[k] = sc.q[k] * this->q_scaler(k);
-    Real U = network_energy(D, H, w0, &this->ann_w0t(a.ti, 0), b0, w1, sc.qs, sc.z, dU, TanhRowsHost{});
+    Real U, Q = Real(0);
+    if (P.wq_offset >= 0)  // a charge model: energy and charge from one hidden layer
+      U = network_energy_charge(D, H, w0, &this->ann_w0t(a.ti, 0), b0, w1, &this->ann(off + P.wq_offset), sc.qs, sc.z,
+                                sc.zq, dU, sc.dQ, Q, TanhRowsHost{});
+    else
+      U = network_energy(D, H, w0, &this->ann_w0t(a.ti, 0), b0, w1, sc.qs, sc.z, dU, TanhRowsHost{});
     U -= this->ann(P.b1_index);
     if (P.version == 5) U -= this->ann(off + (D + 2) * H);
     for (int k = 0; k < D; ++k) dU[k] *= this->q_scaler(k);  // now dU/dq (raw descriptor)
@@ -374,7 +396,43 @@ struct HostNepKernel : Base {
     for (int n = 0; n < NA; ++n)
       angular_invariant_grad(P.L3, &this->c3b(0), c4b, c5b, P.q222, P.q1111, sc.s + n * S, dU + NR + n, NA, S,
                              sc.G + n * S);
+    if (stage == 1) {  // the caches stage 2 and the Born charges read (as the two-pass kernels' stage 1)
+      for (int k = 0; k < D; ++k) sc.dQ[k] *= this->q_scaler(k);
+      for (int n = 0; n < NA; ++n)
+        angular_invariant_grad(P.L3, &this->c3b(0), c4b, c5b, P.q222, P.q1111, sc.s + n * S, sc.dQ + NR + n, NA, S,
+                               sc.GQ + n * S);
+      this->charge_out(a.i) = double(Q);
+      for (int n = 0; n < NR; ++n) {
+        this->fp_radial(a.ii, n) = dU[n];
+        this->fpq_radial(a.ii, n) = sc.dQ[n];
+      }
+      for (int k = 0; k < NA * S; ++k) {
+        this->g_angular(a.ii, k) = sc.G[k];
+        this->gq_angular(a.ii, k) = sc.GQ[k];
+      }
+    }
     return U;
+  }
+
+  // stage 2: dU/dq_n (radial) and G of U_i + phi_i Q_i from stage 1's caches; no energy (returns 0)
+  Real combined_derivatives(const HostScratch<Real>& sc, const AtomPairs& a) const {
+    const Real ph = Real(this->phi(a.i));
+    for (int n = 0; n < this->p.NR; ++n) sc.dU[n] = this->fp_radial(a.ii, n) + ph * this->fpq_radial(a.ii, n);
+    for (int k = 0; k < this->p.NA * this->p.S; ++k) sc.G[k] = this->g_angular(a.ii, k) + ph * this->gq_angular(a.ii, k);
+    return Real(0);
+  }
+
+  // stage 1: U_i's half of its ZBL pairs' energy
+  double zbl_energy(const HostScratch<Real>& sc, const AtomPairs& a) const {
+    double e = 0.0;
+    for (int k = 0; k < a.nz; ++k) {
+      const double* r = sc.zbl_r + 3 * k;
+      const Real rx = Real(r[0]), ry = Real(r[1]), rz = Real(r[2]);
+      Real V, dV;
+      zbl_pair<Real>(this->zbl, sc.zbl_pair[k], std::sqrt(rx * rx + ry * ry + rz * rz), V, dV);
+      e += 0.5 * double(V);
+    }
+    return e;
   }
 
   // fr = dU_i/dd_ij = sum_k f_k'(d) cF_k, cF_k = sum_n c_nk(t_i,t_j) dU/dq_n
@@ -541,6 +599,7 @@ struct HostNepKernel : Base {
     a_f(i, 1) += fi1;
     a_f(i, 2) += fi2;
     for (int c = 0; c < 9; ++c) ev.v[c] += wi[c];
+    if (stage == 2) return;  // the energy came with stage 1
     const double ei = double(U) + e_zbl;
     if (this->want_eatom) this->eatom(i) = ei;
     ev.e += ei;

@@ -476,6 +476,60 @@ void Evaluator<DeviceType, Real>::grow_caches(int inum) {
   }
 }
 
+// The fused host kernel (evaluator_host_kernel.hpp) over atoms 0..nlocal-1 of kernel k: stage 0
+// energies and forces, 1 and 2 the two stages of a charge model (network with caches; forces from
+// the combined derivatives). Host spaces only.
+template <class DeviceType, class Real>
+template <class Kernel>
+detail::EnergyVirialSum Evaluator<DeviceType, Real>::run_fused(const Kernel& k, int nlocal, int stage, t_f f,
+                                                                t_vatom vatom) {
+  detail::EnergyVirialSum e;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible) {
+    using Fused = detail::HostNepKernel<DeviceType, Real, detail::NepKernel<DeviceType, Real>>;
+    Fused hk(k);
+    hk.stage = stage;
+    hk.cap = detail::round_up(std::max<int>(1, int(k.neighbors.extent(1))), detail::kLanes<Real>) + detail::kLanes<Real>;
+    const int threads = hk.token.size();
+    detail::HostScratch<Real> layout;
+    const size_t bytes = layout.carve(nullptr, p_, hk.cap, int(k.neighbors.extent(1)));
+    if (host_scratch_.extent(0) < bytes * threads) {
+      // zeroed by memset: a View's own initialisation would dispatch to the default host space,
+      // which a thread other than the one that initialised Kokkos may not use (fix nep/train)
+      host_scratch_ = Kokkos::View<char*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:host_scratch"),
+                                                             bytes * threads + 64);
+      std::memset(host_scratch_.data(), 0, host_scratch_.extent(0));
+    }
+    char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(host_scratch_.data()) + 63) / 64 * 64);
+    std::vector<detail::HostScratch<Real>> scratch(threads);
+    for (int t = 0; t < threads; ++t) scratch[t].carve(base + t * bytes, p_, hk.cap, int(k.neighbors.extent(1)));
+    hk.scratch = scratch.data();
+    hk.timing = timing_enabled();
+    if (hk.timing)
+      for (auto& sc : scratch)
+        for (int ph = 0; ph < detail::kNumHostPhases; ++ph) sc.ticks[ph] = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      ScopedStage scoped(stage == 0 ? "core:fused" : stage == 1 ? "core:fused_charges" : "core:fused_charge_forces");
+      detail::reduce_stage<execution_space, detail::TagNepFused>("nep:fused", nlocal, hk, e);
+      Kokkos::Experimental::contribute(f, hk.f);
+      if (hk.want_vatom) Kokkos::Experimental::contribute(vatom, hk.vatom);
+    }
+    if (hk.timing) {  // the kernel's wall time split by the phases' cycle counts
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double ticks[detail::kNumHostPhases] = {}, total = 0;
+      for (const auto& sc : scratch)
+        for (int ph = 0; ph < detail::kNumHostPhases; ++ph) ticks[ph] += double(sc.ticks[ph]);
+      for (double t : ticks) total += t;
+      if (total > 0)
+        for (int ph = 0; ph < detail::kNumHostPhases; ++ph) timing_add(detail::host_phase_stage(ph), wall * ticks[ph] / total);
+    }
+  } else {
+    (void) k, (void) nlocal, (void) stage, (void) f, (void) vatom;
+    throw Error("the fused kernel runs on host spaces only");
+  }
+  return e;
+}
+
 template <class DeviceType, class Real>
 EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, t_int type, t_int num_neighbors,
                                                   t_neighbors neighbors, t_f f, t_eatom eatom, t_vatom vatom) {
@@ -488,50 +542,11 @@ EnergyVirial Evaluator<DeviceType, Real>::compute(int inum, t_int ilist, t_x x, 
   const bool fused = !two_pass_ && Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible;
   fill_kernel(k, inum, ilist, x, type, num_neighbors, neighbors, f, eatom, vatom, !fused);
 
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible) {
-    if (!two_pass_) {  // the fused host kernel (evaluator_host_kernel.hpp)
-      using Fused = detail::HostNepKernel<DeviceType, Real, detail::NepKernel<DeviceType, Real>>;
-      Fused hk(k);
-      hk.cap = detail::round_up(std::max<int>(1, int(neighbors.extent(1))), detail::kLanes<Real>) + detail::kLanes<Real>;
-      const int threads = hk.token.size();
-      detail::HostScratch<Real> layout;
-      const size_t bytes = layout.carve(nullptr, p_, hk.cap, int(neighbors.extent(1)));
-      if (host_scratch_.extent(0) < bytes * threads) {
-        // zeroed by memset: a View's own initialisation would dispatch to the default host space,
-        // which a thread other than the one that initialised Kokkos may not use (fix nep/train)
-        host_scratch_ = Kokkos::View<char*, Kokkos::HostSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nep:host_scratch"),
-                                                               bytes * threads + 64);
-        std::memset(host_scratch_.data(), 0, host_scratch_.extent(0));
-      }
-      char* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(host_scratch_.data()) + 63) / 64 * 64);
-      std::vector<detail::HostScratch<Real>> scratch(threads);
-      for (int t = 0; t < threads; ++t) scratch[t].carve(base + t * bytes, p_, hk.cap, int(neighbors.extent(1)));
-      hk.scratch = scratch.data();
-      hk.timing = timing_enabled();
-      if (hk.timing)
-        for (auto& sc : scratch)
-          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) sc.ticks[ph] = 0;
-      detail::EnergyVirialSum e;
-      const auto t0 = std::chrono::steady_clock::now();
-      {
-        ScopedStage stage("core:fused");
-        detail::reduce_stage<execution_space, detail::TagNepFused>("nep:fused", nlocal, hk, e);
-        Kokkos::Experimental::contribute(f, hk.f);
-        if (hk.want_vatom) Kokkos::Experimental::contribute(vatom, hk.vatom);
-      }
-      if (hk.timing) {  // the kernel's wall time split by the phases' cycle counts
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        double ticks[detail::kNumHostPhases] = {}, total = 0;
-        for (const auto& sc : scratch)
-          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) ticks[ph] += double(sc.ticks[ph]);
-        for (double t : ticks) total += t;
-        if (total > 0)
-          for (int ph = 0; ph < detail::kNumHostPhases; ++ph) timing_add(detail::host_phase_stage(ph), wall * ticks[ph] / total);
-      }
-      out.energy = e.e;
-      for (int c = 0; c < 9; ++c) out.virial[c] = e.v[c];
-      return out;
-    }
+  if (fused) {
+    const detail::EnergyVirialSum e = run_fused(k, nlocal, 0, f, vatom);
+    out.energy = e.e;
+    for (int c = 0; c < 9; ++c) out.virial[c] = e.v[c];
+    return out;
   }
 
   detail::EnergyVirialSum e1, e2;

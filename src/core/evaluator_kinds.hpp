@@ -33,6 +33,8 @@ double Evaluator<DeviceType, Real>::compute_charges(int inum, t_int ilist, t_x x
   detail::NepKernel<DeviceType, Real> k;
   fill_kernel(k, inum, ilist, x, type, num_neighbors, neighbors, t_f(), eatom, t_vatom(), true);
   k.charge_out = charge;
+  if (!two_pass_ && Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible)
+    return run_fused(k, inum, 1, t_f(), t_vatom()).e;
   detail::EnergyVirialSum e1;
   ScopedStage stage("core:descriptor");
   detail::reduce_stage<execution_space, detail::TagNepDescriptor>("nep:charge_descriptor", inum, k, e1);
@@ -68,6 +70,11 @@ EnergyVirial Evaluator<DeviceType, Real>::compute_charge_forces(int inum, t_int 
   fill_kernel(k, inum, ilist, x, type, num_neighbors, neighbors, f, t_eatom(), vatom, true);
   k.want_q = false;
   k.phi = phi;
+  if (!two_pass_ && Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename DeviceType::memory_space>::accessible) {
+    const detail::EnergyVirialSum e = run_fused(k, inum, 2, f, vatom);
+    for (int c = 0; c < 9; ++c) out.virial[c] = e.v[c];
+    return out;
+  }
   ScopedStage stage("core:force");
   detail::for_stage<execution_space, detail::TagNepChargeCombine>("nep:charge_combine", inum, k);
   detail::EnergyVirialSum e2;
