@@ -78,7 +78,7 @@ FixNEPTrain::FixNEPTrain(LAMMPS *lmp, int narg, char **arg) : Fix(lmp, narg, arg
   nep::ensure_kokkos_initialized();
 
   vector_flag = 1;
-  size_vector = act ? 15 : 7;
+  size_vector = act ? 18 : 7;
   global_freq = 1;
   extvector = 0;
   restart_global = 1;
@@ -218,8 +218,20 @@ void FixNEPTrain::init()
   if (act) active_setup();
 }
 
+// fix_modify ID final_round E: the final round of the runs from now on (e.g. only before the last run)
+int FixNEPTrain::modify_param(int narg, char **arg)
+{
+  if (strcmp(arg[0], "final_round") != 0) return 0;
+  if (narg < 2) error->all(FLERR, "fix_modify {} final_round needs E (epochs; 0: none)", id);
+  const int e = utils::inumeric(FLERR, arg[1], false, lmp);
+  if (e < 0) error->all(FLERR, "fix_modify {} final_round E needs E >= 0, not {}", id, e);
+  opt->final_epochs = e;
+  return 2;
+}
+
 void FixNEPTrain::setup(int)
 {
+  if (act) active_after_setup();
   schedule_next_sample();
 }
 
@@ -305,6 +317,23 @@ void FixNEPTrain::end_of_step()
 void FixNEPTrain::post_run()
 {
   if (round_running) adopt_round();    // finish the round in flight: the model is written now
+  if (opt->final_epochs > 0 && frames > 0) {    // final_round E: one more, waited for, inside the run
+    start_round(opt->final_epochs);
+    if (round_running) {
+      final_round_running = true;
+      if (act) act->ctl.round_started(update->ntimestep, frames);
+      adopt_round();
+    }
+  }
+  if (act && comm->me == 0) {
+    const nep::ActiveController &ctl = act->ctl;
+    double lo = 0.0, hi = 1.0;
+    ctl.miss_rate_interval(lo, hi);
+    utils::logmesg(lmp, "fix nep/train: {} teacher evaluations; {} audits of trusted steps, {} misses (rate 95 % "
+                   "interval [{:.3f}, {:.3f}]); calibration factor {:.4g} from {} audited frames\n",
+                   ctl.teacher_evaluations(), ctl.audits(), ctl.audit_misses(), lo, hi, ctl.calibration_factor(),
+                   ctl.calibration().size());
+  }
 }
 
 double FixNEPTrain::compute_vector(int i)

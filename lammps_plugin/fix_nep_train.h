@@ -31,6 +31,7 @@ class FixNEPTrain : public Fix {
   int setmask() override;
   void init() override;
   void setup(int) override;
+  int modify_param(int narg, char **arg) override;
   void pre_reverse(int, int) override;
   void end_of_step() override;
   void post_run() override;
@@ -63,6 +64,7 @@ class FixNEPTrain : public Fix {
   bigint fresh_n = 0;
   bigint restart_frames = -1;      // frames the restart file expects in the buffer
   bool restart_round_running = false;  // a round was in flight when the restart was written
+  bool final_round_running = false;    // the round in flight is a run's final round (final_round E)
   bool buffer_open_done = false;
   std::string model_text;          // latest adopted model (nep.txt text), every rank
 
@@ -93,6 +95,8 @@ class FixNEPTrain : public Fix {
   // ---- mode active (fix_nep_train_active.cpp)
   void active_init();
   void active_setup();
+  void active_after_setup();
+  void budget_check(bigint step);
   void active_pre_reverse(int eflag, int vflag);
   void active_end_of_step();
   double active_vector(int i) const;
@@ -100,7 +104,7 @@ class FixNEPTrain : public Fix {
   bool call_teacher(int eflag, int vflag, bool keep_forces);
   void set_driver(bool teacher);
   void adopt_committee(const std::vector<std::string> &members);
-  void start_round();
+  void start_round(int epochs = 0);    // epochs > 0: this many instead of the rounds' own (a final round)
   void adopt_round();
   void deploy_model();
   void history_event(const std::string &json_fields);    // rank 0: append {"event":...} line

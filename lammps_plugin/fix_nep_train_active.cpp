@@ -11,9 +11,12 @@
      student driving: sigma >= hi -> the teacher is computed and its forces replace the student's
                       for this step; it drives from the next step
                       lo <= sigma < hi -> the teacher is computed (labels), the student's forces
-                      stay; a seeded audit does the same on some trusted steps
+                      stay; a seeded audit draw, whatever the deviation, calls the teacher
+                      on some steps: only those frames calibrate the deviation
      teacher driving: its forces are LAMMPS's already; the frame is labelled; the student takes
                       over again once a round adopted after the handover brings sigma below lo.
+   The budget caps teacher evaluations whatever drives: spent while the teacher drives, the student
+   drives from the next step (budget_check).
    Every teacher frame is buffered (unless exploded: a force above fmax) and pairs the committee's
    prediction with the student's true error (calibration). Rounds: a round starts when train_every
    frames arrived since the last one started, and is adopted (MD waiting if needed) adopt_after
@@ -30,6 +33,7 @@
 #include "memory.h"
 #include "neigh_list.h"
 #include "pair.h"
+#include "pair_hybrid.h"
 #include "update.h"
 #include "utils.h"
 
@@ -42,6 +46,16 @@
 #include <cstring>
 
 using namespace LAMMPS_NS;
+
+namespace {
+// pair hybrid's sub-styles (protected members, stable from 29Sep2021 to 4Jul2026), read through
+// pointers to members formed in a derived class
+struct HybridSubStyles : PairHybrid {
+  static int count(PairHybrid *h) { return h->*(&HybridSubStyles::nstyles); }
+  static Pair *style(PairHybrid *h, int k) { return (h->*(&HybridSubStyles::styles))[k]; }
+  static const char *keyword(PairHybrid *h, int k) { return (h->*(&HybridSubStyles::keywords))[k]; }
+};
+}    // namespace
 
 void FixNEPTrain::active_init()
 {
@@ -72,6 +86,16 @@ void FixNEPTrain::active_init()
   if (!act->student)
     error->all(FLERR, "fix nep/train mode active: no nep sub-style (the student) in pair_style {}", force->pair_style);
   if (act->student == act->teacher) error->all(FLERR, "fix nep/train: the teacher cannot be the nep student");
+  // any third sub-style would add its forces to the MD but not to the teacher's labels
+  auto *hybrid = dynamic_cast<PairHybrid *>(force->pair);
+  for (int k = 0; hybrid && k < HybridSubStyles::count(hybrid); ++k) {
+    Pair *p = HybridSubStyles::style(hybrid, k);
+    if (p != act->teacher && p != act->student)
+      error->all(FLERR, "fix nep/train mode active: pair_style {} has the sub-style {} besides the nep student and "
+                 "the teacher '{}': its forces would enter the MD but not the labels. Give one teacher sub-style, "
+                 "or train in mode passive on the whole pair style", force->pair_style,
+                 HybridSubStyles::keyword(hybrid, k), opt->teacher);
+  }
   nep_lmp::request_full_list(lmp, this, instance_me);
 }
 
@@ -90,7 +114,13 @@ void FixNEPTrain::set_driver(bool teacher)
 // in init(), before the run's setup computes forces: who drives from the first force call
 void FixNEPTrain::active_setup()
 {
-  set_driver(act->ctl.setup_driver(act->have_committee()));
+  bool teacher = true;
+  try {
+    teacher = act->ctl.setup_driver(act->have_committee(), !model_text.empty());
+  } catch (std::exception &e) {
+    error->all(FLERR, "fix nep/train: {}", e.what());
+  }
+  set_driver(teacher);
   // the per-atom deviation (dump, compute reduce) reads 0 until a check step with a committee
   act->sigma.assign(std::max(atom->nmax, 1), 0.0);
   vector_atom = act->sigma.data();
@@ -205,7 +235,10 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
   nep::ActiveController &ctl = act->ctl;
   const bigint step = update->ntimestep;
   ctl.count_step();
-  if (step != next_sample) return;
+  if (step != next_sample) {
+    budget_check(step);
+    return;
+  }
   if (update->eflag_global != step || update->vflag_global != step)
     error->all(FLERR, "fix nep/train: energy and virial were not tallied on step {} (a fix or run option "
                "suppressed them)", step);
@@ -238,15 +271,45 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
     if (comm->me == 0)
       history_event(fmt::format("\"event\":\"teacher\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"
                                 "\"true_max_err_eV_per_A\":{:.9g},\"true_rmse_f_eV_per_A\":{:.9g},\"kept\":{},"
-                                "\"driver\":\"{}\",\"teacher_evaluations\":{}",
+                                "\"driver\":\"{}\",\"teacher_evaluations\":{},\"audited\":{},"
+                                "\"calibration_factor\":{:.9g}",
                                 step, nep::reason_name(plan.reason), sigma, out.max_err, out.rmse,
                                 out.kept ? "true" : "false", plan.teacher_drove ? "teacher" : "student",
-                                ctl.teacher_evaluations()));
+                                ctl.teacher_evaluations(), plan.audited ? "true" : "false", ctl.calibration_factor()));
     if (out.kept) sampled_now = true;
   }
   if (comm->me == 0 && committee)
     history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
                               sigma, teacher_drove ? "teacher" : "student"));
+  budget_check(step);
+}
+
+// The budget is a hard cap: spent while the teacher drives, the student drives from the next force
+// call (a clear error if it has no model yet)
+void FixNEPTrain::budget_check(bigint step)
+{
+  nep::ActiveController &ctl = act->ctl;
+  bool hand_back = false;
+  try {
+    hand_back = ctl.budget_hand_back(!model_text.empty());
+  } catch (std::exception &e) {
+    error->all(FLERR, "fix nep/train: step {}: {}", step, e.what());
+  }
+  if (!hand_back) return;
+  set_driver(false);
+  if (comm->me == 0) {
+    utils::logmesg(lmp, "fix nep/train: step {}: the teacher budget ({} evaluations) is spent: the student drives "
+                   "from the next step\n", step, ctl.settings().budget);
+    history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"student\",\"reason\":\"budget\","
+                              "\"max_dev_eV_per_A\":{:.9g}", step, ctl.last_deviation()));
+  }
+}
+
+// after the run's setup force call (the driver computed it: a teacher evaluation if the teacher)
+void FixNEPTrain::active_after_setup()
+{
+  act->ctl.count_setup_evaluation();
+  budget_check(update->ntimestep);
 }
 
 void FixNEPTrain::active_end_of_step()
@@ -283,6 +346,13 @@ double FixNEPTrain::active_vector(int i) const
     case 12: return ctl.calibration_factor();
     case 13: return static_cast<double>(ctl.audits());
     case 14: return static_cast<double>(ctl.teacher_failures());
+    case 15:
+    case 16: {    // the audit miss rate's 95 % Wilson interval
+      double lo = 0.0, hi = 1.0;
+      ctl.miss_rate_interval(lo, hi);
+      return i == 15 ? lo : hi;
+    }
+    case 17: return static_cast<double>(ctl.calibration().size());
     default: return 0.0;
   }
 }

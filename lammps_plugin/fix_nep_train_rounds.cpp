@@ -30,7 +30,7 @@
 
 using namespace LAMMPS_NS;
 
-void FixNEPTrain::start_round()
+void FixNEPTrain::start_round(int epochs)
 {
   int started = 0;
   std::string err;
@@ -44,10 +44,11 @@ void FixNEPTrain::start_round()
         in.has_start = impl->model != nullptr;
         if (in.has_start) in.start = *impl->model;
         in.round = static_cast<uint64_t>(rounds) + 1;
-        in.epochs = opt->epochs;
+        in.epochs = epochs > 0 ? epochs : opt->epochs;
         in.min_updates = opt->min_updates;
         in.threads = opt->threads;
-        if (act) {    // the committee: members warm-start from their previous models (or the start model)
+        if (act && epochs <= 0) {    // the committee: members warm-start from their previous models (or the start
+                                     // model); a final round trains the driving model only, the members stay
           in.committee = act->members;
           if (!impl->members.empty()) in.member_starts = impl->members;
           else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);
@@ -78,7 +79,7 @@ void FixNEPTrain::adopt_round()
       const double t0 = MPI_Wtime();
       const bool waited = !impl->worker.finished();
       nep::OtfRoundResult r = impl->worker.join();
-      impl->members = r.members;
+      if (!final_round_running || !r.members.empty()) impl->members = r.members;
       for (size_t k = 0; k < r.members.size(); ++k) {
         member_texts.push_back(nep::format_model(r.members[k]));
         nep::write_model(r.members[k], fmt::format("{}.member{}", opt->model_path, k + 1));
@@ -101,10 +102,11 @@ void FixNEPTrain::adopt_round()
           "\"n_heldout\":{},\"epochs\":{},\"train_seconds\":{:.6g},\"md_wait_seconds\":{:.6g},"
           "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
           "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
-          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{}",
+          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{},\"final\":{}",
           rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
           r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
-          fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false"));
+          fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false",
+          final_round_running ? "true" : "false"));
       utils::logmesg(lmp,
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
@@ -127,10 +129,14 @@ void FixNEPTrain::adopt_round()
   for (int k = 0; k < 4; ++k) metrics[k] = m[k];
   ++rounds;
   round_running = false;
+  final_round_running = false;
   fresh_se = 0.0;    // fresh-frame errors restart with the new model
   fresh_n = 0;
   if (opt->deploy) deploy_model();
-  if (act) adopt_committee(member_texts);
+  if (act) {    // a final round brings no members: the committee is the new model with the members it had
+    if (member_texts.empty()) member_texts = act->member_text;
+    adopt_committee(member_texts);
+  }
 }
 
 void FixNEPTrain::deploy_model()

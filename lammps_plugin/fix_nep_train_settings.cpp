@@ -57,7 +57,7 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          a.gap = v.integer(0, LLONG_MIN, kBig);
          if (a.gap < 0) throw Error("gap must be >= 0");
        }},
-      {"budget", "B|none", 1, 1, "teacher evaluations allowed in all (default none)",
+      {"budget", "B|none", 1, 1, "teacher evaluations allowed in all, whatever drives: a hard cap (default none)",
        [&](const KeywordValues &v) {
          if (v.word(0) == "none") {
            a.budget = -1;
@@ -66,7 +66,7 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          a.budget = v.integer(0, LLONG_MIN, kBig);
          if (a.budget < 0) throw Error("budget must be >= 0 or none");
        }},
-      {"audit", "P", 1, 1, "probability of calling the teacher on a check step the committee trusts (default 0)",
+      {"audit", "P", 1, 1, "probability that a check step the student drives is audited: the teacher is called whatever the deviation, and only audited frames calibrate the deviation (default 0)",
        [&](const KeywordValues &v) {
          a.audit = v.real(0, -kInf, kInf);
          if (!(a.audit >= 0.0 && a.audit <= 1.0)) throw Error("audit P needs 0 <= P <= 1");
@@ -119,6 +119,13 @@ nep::KeywordTable fix_nep_train_keywords(FixNEPTrainSettings &s, int ntypes)
        [&](const KeywordValues &v) {
          s.min_updates = int_value(v, 0);
          if (s.min_updates < 0) throw Error("min_updates must be >= 0");
+       }},
+      {"final_round", "E", 1, 1,
+       "at the end of each run, one more round of E epochs on the buffer, waited for; its model is the one written and "
+       "deployed (default 0 = none)",
+       [&](const KeywordValues &v) {
+         s.final_epochs = int_value(v, 0);
+         if (s.final_epochs < 0) throw Error("final_round E needs E >= 0");
        }},
       {"capacity", "C", 1, 1,
        "training frames held in memory, a seeded reservoir over all buffered frames (default 1000)",
@@ -189,6 +196,8 @@ FixNEPTrainSettings parse_fix_nep_train(const std::vector<std::string> &args, in
     if (s.teacher.empty())
       throw Error("mode active needs 'teacher STYLE' (the teacher sub-style of pair_style hybrid/overlay)");
     if (s.select_threshold >= 0.0) throw Error("mode active selects by the committee; drop 'select'");
+    if (s.act.true_units && !(s.act.audit > 0.0))
+      throw Error("'threshold LO HI true' needs 'audit P' with P > 0: the calibration is fitted on audited frames");
     if (s.act.adopt_after == 0) s.act.adopt_after = 10 * static_cast<int64_t>(s.every);
     if (s.act.adopt_after_student == 0) s.act.adopt_after_student = 10 * s.act.adopt_after;
     s.deploy = true;    // the student must be the latest model

@@ -200,6 +200,7 @@ TEST(ActiveController, AuditMissesAndCalibration) {
 TEST(ActiveController, TrueUnitsCompareTheCalibratedDeviation) {
   ActiveSettings s = settings();
   s.true_units = true;
+  s.audit = 1.0;    // every check step audited: every call calibrates
   ActiveController c = student_driving(s);
   for (int k = 0; k < 5; ++k) {    // factor 4: true errors 4x the deviation
     const CheckPlan p = c.plan_check(10 + 10 * k, 0.2, true, 1);
@@ -213,6 +214,101 @@ TEST(ActiveController, TrueUnitsCompareTheCalibratedDeviation) {
   EXPECT_DOUBLE_EQ(p.deviation, 0.2);
   p = c.plan_check(110, 0.13, true, 1);    // 0.52 >= HI
   EXPECT_EQ(p.reason, TeacherReason::Upper);
+}
+
+TEST(ActiveController, OnlyAuditedFramesCalibrateAndTheDrawIgnoresTheDeviation) {
+  ActiveSettings s = settings();
+  s.audit = 0.3;
+  ActiveController c = student_driving(s);
+  int audited = 0, unaudited_calls = 0;
+  for (int64_t step = 10; step <= 2000; step += kEvery) {
+    // deviations of every class: trusted, lower, upper
+    const double dev = step % 30 == 0 ? 0.05 : step % 30 == 10 ? 0.2 : 0.7;
+    const CheckPlan p = c.plan_check(step, dev, true, 1);
+    const bool draw = audit_uniform(kSeed, static_cast<uint64_t>(step)) < 0.3;
+    ASSERT_EQ(p.audited, draw) << "step " << step << " deviation " << dev;
+    if (dev < 0.1) ASSERT_EQ(p.reason, draw ? TeacherReason::Audit : TeacherReason::None);
+    else ASSERT_EQ(p.reason, dev < 0.5 ? TeacherReason::Lower : TeacherReason::Upper);
+    // audited frames: true error 2x the deviation; the deviation-selected calls: 10x
+    c.record_label(p, true, dev, (p.audited ? 2.0 : 10.0) * dev);
+    audited += draw;
+    unaudited_calls += !draw && p.reason != TeacherReason::None;
+    c.take_handover(step, false);
+    if (c.teacher_drives()) {    // back to the student at once (a newer round, trusted)
+      c.plan_check(step, 0.01, true, 1000 + static_cast<int>(step));
+      c.take_handover(step, false);
+    }
+  }
+  ASSERT_GT(audited, 40);
+  ASSERT_GT(unaudited_calls, 40);
+  EXPECT_EQ(c.calibration().size(), audited);
+  EXPECT_DOUBLE_EQ(c.calibration_factor(), 2.0);    // the selected calls (10x) do not enter
+}
+
+TEST(ActiveController, BudgetIsAHardCapWhateverDrives) {
+  ActiveSettings s = settings();
+  s.budget = 5;
+  // the teacher drives from the start: the student drives from the step after the 5th evaluation
+  ActiveController c(s, kSeed, kEvery, kTrainEvery);
+  c.begin_fresh_run(false);
+  ASSERT_TRUE(c.setup_driver(false, true));
+  int steps = 0;
+  while (c.teacher_drives() && steps < 100) {
+    c.count_step();
+    ++steps;
+    if (steps % kEvery == 0) c.plan_check(steps, 0.0, false, 0);
+    if (c.budget_hand_back(true)) break;
+  }
+  EXPECT_EQ(steps, 5);
+  EXPECT_FALSE(c.teacher_drives());
+  EXPECT_EQ(c.teacher_evaluations(), 5);
+  for (int k = 0; k < 50; ++k) c.count_step();    // student steps cost nothing
+  CheckPlan p = c.plan_check(60, 0.9, true, 1);   // over HI, no budget: no take-over, a warning
+  EXPECT_EQ(p.reason, TeacherReason::None);
+  EXPECT_TRUE(p.warn_budget);
+  EXPECT_EQ(c.teacher_evaluations(), 5);
+  // a later run without a committee starts with the student: the cap holds across runs
+  EXPECT_FALSE(c.setup_driver(false, true));
+  // no student model: the cap cannot hold, a clear error
+  ActiveController d(s, kSeed, kEvery, kTrainEvery);
+  d.begin_fresh_run(false);
+  d.setup_driver(false, false);
+  for (int k = 0; k < 4; ++k) d.count_step();
+  EXPECT_FALSE(d.budget_hand_back(false));
+  d.count_step();
+  EXPECT_THROW(d.budget_hand_back(false), nep::Error);
+  // the last unit spent on a take-over: the teacher's forces this step, then the student again
+  s.budget = 1;
+  ActiveController e = student_driving(s);
+  p = e.plan_check(10, 0.9, true, 1);
+  ASSERT_TRUE(p.teacher_forces);
+  EXPECT_FALSE(e.budget_hand_back(true));
+  EXPECT_FALSE(e.take_handover(10, false));
+  EXPECT_FALSE(e.teacher_drives());
+  EXPECT_EQ(e.teacher_evaluations(), 1);
+}
+
+TEST(ActiveController, MissRateIntervalIsWilsons) {
+  double lo = -1, hi = -1;
+  nep::wilson_interval(5, 10, 1.96, lo, hi);    // textbook values
+  EXPECT_NEAR(lo, 0.2366, 1e-4);
+  EXPECT_NEAR(hi, 0.7634, 1e-4);
+  nep::wilson_interval(0, 10, 1.96, lo, hi);
+  EXPECT_DOUBLE_EQ(lo, 0.0);
+  EXPECT_NEAR(hi, 0.2775, 1e-4);
+  nep::wilson_interval(0, 0, 1.96, lo, hi);
+  EXPECT_DOUBLE_EQ(lo, 0.0);
+  EXPECT_DOUBLE_EQ(hi, 1.0);
+  ActiveSettings s = settings();
+  s.audit = 1.0;
+  ActiveController c = student_driving(s);
+  for (int k = 0; k < 10; ++k) {
+    const CheckPlan p = c.plan_check(10 + 10 * k, 0.01, true, 1);
+    c.record_label(p, true, 0.01, k < 5 ? 1.0 : 0.001);    // 5 misses of 10 trusted audits
+  }
+  c.miss_rate_interval(lo, hi);
+  EXPECT_NEAR(lo, 0.2366, 1e-4);
+  EXPECT_NEAR(hi, 0.7634, 1e-4);
 }
 
 TEST(ActiveController, RoundScheduleAndFixedAdoptionPoints) {

@@ -2,9 +2,9 @@
 # examples/otf-si-active end to end: active learning with a Stillinger-Weber teacher (in.active),
 # scored on the same independent held-out teacher frames as examples/otf-si (its in.test), summary.
 # Usage: examples/otf-si-active/run.sh OUTDIR   (after tools/test.sh or tools/quickstart.sh built things)
-# Leaves OUTDIR/si.nep.txt (the model that drove the MD at the end), OUTDIR/si.final.nep.txt (it,
-# after a closing nep-train pass on the buffer: OUTDIR/final/), OUTDIR/si.h5 (the teacher's
-# frames), OUTDIR/history.jsonl (every check, teacher call and round), OUTDIR/summary.json.
+# Leaves OUTDIR/si.nep.txt (the run's own model: the fix's final round at the end of the run,
+# `fix_modify learn final_round 300` in in.active), OUTDIR/si.h5 (the teacher's frames),
+# OUTDIR/history.jsonl (every check, teacher call and round), OUTDIR/summary.json.
 # Short variant for tests: OTF_SI_ACTIVE_QUICK=1; other settings: OTF_SI_ACTIVE_VARS="-var NAME VALUE ...".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,10 +15,10 @@ sw=$(nep_lammps_potential Si.sw)   # the teacher: Si.sw from the LAMMPS installa
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1
 if [ "${OTF_SI_ACTIVE_QUICK:-0}" = 1 ]; then
   heat=1000 melt=300 hold=300 time_hint="a few minutes"
-  act_vars=(-var heat $heat -var melt $melt -var hold $hold -var epochs 5 -var train_every 5) final_epochs=5
+  act_vars=(-var heat $heat -var melt $melt -var hold $hold -var epochs 5 -var train_every 5 -var final 5)
   test_vars=(-var crystal 300 -var melt 300 -var hold 300)
 else
-  act_vars=() test_vars=() final_epochs=300 time_hint="about 20 min on 2 cores"
+  act_vars=() test_vars=() time_hint="about 20 min on 2 cores"
 fi
 # extra `-var NAME VALUE` pairs for in.active (e.g. OTF_SI_ACTIVE_VARS="-var gap 60 -var hi 3.0")
 read -r -a extra <<< "${OTF_SI_ACTIVE_VARS:-}"
@@ -49,24 +49,12 @@ for line in sys.stdin:
   while read -r line; do phase "  $line"; done &
 wait $lmp || { phase "the active run failed (log: $out/active.log)"; exit 1; }
 grep -E "^ACTIVE" "$out/active.log"
-# closing training pass: the run's last student, fine-tuned on all the teacher's frames (no teacher
-# call; the buffer is what the run learned from the teacher), as the final model
-polish=$out/final
-rm -rf "$polish" && mkdir -p "$polish"
-cp "$out/si.h5" "$polish/train.h5"
-{ grep -v -e '^#' -e '^epoch' -e '^lr' "$here/nep.in"; echo "lr 0.002"; echo "epoch ${OTF_SI_ACTIVE_FINAL_EPOCHS:-$final_epochs}";
-  echo "fine_tune $out/si.nep.txt"; } > "$polish/nep.in"
-phase "closing training pass: nep-train, ${OTF_SI_ACTIVE_FINAL_EPOCHS:-$final_epochs} epochs on the run's frames (about 5 min; log: $polish/train.log)"
-OMP_NUM_THREADS=2 nep-train "$polish" --threads 2 > "$polish/train.log" 2>&1 ||
-  { echo "run.sh: nep-train failed (log: $polish/train.log)" >&2; exit 1; }
-cp "$polish/nep.txt" "$out/si.final.nep.txt"
 active_end=$(date +%s.%N)
 phase "held-out teacher frames of examples/otf-si (about 1 min; log: $out/test.log)"
 cd "$here/../otf-si"
 "$LMP" -in in.test -var out "$out" -var sw "$sw" "${test_vars[@]}" -log "$out/test.log" -screen none
 nep-frames "$out/test.h5" "$out/test.xyz" >/dev/null
 nep-predict "$out/si.nep.txt" "$out/test.xyz" "$out/test_pred.xyz" --threads 2 >/dev/null
-nep-predict "$out/si.final.nep.txt" "$out/test.xyz" "$out/test_pred_final.xyz" --threads 2 >/dev/null
 python3 "$here/summary.py" "$out" "$(echo "$active_end - $start" | bc)"
 phase "summary done; report (nep-report $out -o $out/report)"
 nep-report "$out" -o "$out/report" > "$out/report.log" 2>&1 || { echo "run.sh: nep-report failed (log: $out/report.log)" >&2; exit 1; }

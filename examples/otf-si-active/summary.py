@@ -5,15 +5,13 @@ teacher_evaluations           Stillinger-Weber computations in the active run (t
                               recounted from history.jsonl: teacher calls + steps the teacher drove)
 md_steps                      MD steps of the active run (LAMMPS's loop counts)
 teacher_fraction              teacher_evaluations / md_steps
-heldout_force_rmse_meV_per_A  the final model (si.final.nep.txt: the run's student after run.sh's closing
-                              training pass on the teacher's frames) on examples/otf-si's independent
-                              held-out frames
+heldout_force_rmse_meV_per_A  the run's own final model (si.nep.txt, written by the fix's final round at
+                              the end of the run) on examples/otf-si's independent held-out frames
 relative_force_error          that RMSE over the RMS teacher force on those frames
-heldout_force_rmse_in_run_meV_per_A   the same for the student that drove at the end of the run
 frames_in_buffer, training_rounds, audits, audit_misses, calibration_factor, handovers_to_teacher,
 calls_by_reason               from the log and history.jsonl
 max_buffered_force_eV_per_A   the largest force in the buffer (frames above fmax = 20 are never buffered)
-wall_seconds                  the active run (MD, committee, teacher calls, training)
+wall_seconds                  the active run (MD, committee, teacher calls, training, the final round)
 """
 import json, math, os, re, subprocess, sys
 
@@ -23,8 +21,7 @@ from heldout import force_rmse, read_xyz  # noqa: E402  (examples/otf-si/heldout
 out = sys.argv[1]
 wall = float(sys.argv[2]) if len(sys.argv) > 2 else float("nan")
 _, _, ref_f = read_xyz(os.path.join(out, "test.xyz"), 4)
-f_rmse = force_rmse(read_xyz(os.path.join(out, "test_pred_final.xyz"), 5)[2], ref_f)
-f_rmse_run = force_rmse(read_xyz(os.path.join(out, "test_pred.xyz"), 5)[2], ref_f)
+f_rmse = force_rmse(read_xyz(os.path.join(out, "test_pred.xyz"), 5)[2], ref_f)
 f_rms = math.sqrt(sum(b * b for b in ref_f) / len(ref_f))
 
 log = open(os.path.join(out, "active.log")).read()
@@ -34,7 +31,8 @@ m = re.search(r"^ACTIVE frames (\S+) rounds (\S+) teacher_evaluations (\S+) audi
 events = [json.loads(l) for l in open(os.path.join(out, "history.jsonl"))]
 teacher = [e for e in events if e["event"] == "teacher"]
 hand = [e for e in events if e["event"] == "handover"]
-# recount: steps the teacher drove (from step 1 to the first handover, then between handovers) + calls
+# recount: steps the teacher drove (from step 1 to the first handover, then between handovers), the
+# runs whose set-up force call it made (it drove at the end of the step a run starts on), + calls
 drove, prev, driver = 0, 0, "teacher"
 for e in sorted(hand, key=lambda e: e["step"]):
     if driver == "teacher":
@@ -42,6 +40,10 @@ for e in sorted(hand, key=lambda e: e["step"]):
     prev, driver = e["step"], e["to"]
 if driver == "teacher":
     drove += md_steps - prev
+runs = [int(m) for m in re.findall(r"Loop time of \S+ on \d+ procs for (\d+) steps", log)]
+for s0 in [sum(runs[:k]) for k in range(len(runs))]:
+    at = [e["to"] for e in sorted(hand, key=lambda e: e["step"]) if e["step"] <= s0]
+    drove += (at[-1] if at else "teacher") == "teacher"
 calls = sum(1 for e in teacher if e["reason"] != "driving")
 reasons = {}
 for e in teacher:
@@ -58,7 +60,6 @@ summary = {
     "teacher_fraction": float(m.group(3)) / md_steps,
     "heldout_force_rmse_meV_per_A": 1e3 * f_rmse,
     "relative_force_error": f_rmse / f_rms,
-    "heldout_force_rmse_in_run_meV_per_A": 1e3 * f_rmse_run,
     "frames_in_buffer": int(float(m.group(1))),
     "training_rounds": int(float(m.group(2))),
     "audits": int(float(m.group(4))),

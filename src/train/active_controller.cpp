@@ -2,6 +2,7 @@
 #include "nep/train/active_controller.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "nep/error.hpp"
 #include "nep/train/state_record.hpp"
@@ -23,8 +24,22 @@ ActiveController::ActiveController(const ActiveSettings& s, uint64_t seed, int64
   if (every_ <= 0 || train_every_ <= 0) throw Error("active controller: every and train_every must be positive");
 }
 
-bool ActiveController::setup_driver(bool committee) {
+void wilson_interval(int64_t k, int64_t n, double z, double& lo, double& hi) {
+  if (n <= 0) {
+    lo = 0.0;
+    hi = 1.0;
+    return;
+  }
+  const double nn = static_cast<double>(n), p = static_cast<double>(k) / nn, z2 = z * z;
+  const double centre = (p + z2 / (2 * nn)) / (1 + z2 / nn);
+  const double half = z * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / (1 + z2 / nn);
+  lo = std::max(0.0, centre - half);
+  hi = std::min(1.0, centre + half);
+}
+
+bool ActiveController::setup_driver(bool committee, bool student_ready) {
   teacher_drives_ = teacher_drives_ || !committee;
+  budget_hand_back(student_ready);    // the cap holds across runs too
   return teacher_drives_;
 }
 
@@ -47,16 +62,20 @@ CheckPlan ActiveController::plan_check(int64_t step, double max_deviation, bool 
   bool take_over = false;
   if (teacher_drives_) {
     p.reason = TeacherReason::Driving;
-  } else if (p.deviation >= s_.hi && budget_ok) {
-    p.reason = TeacherReason::Upper;
-    take_over = true;
-  } else if (p.deviation >= s_.lo && budget_ok && gap_ok) {
-    p.reason = TeacherReason::Lower;
-  } else if (p.deviation < s_.lo && budget_ok && gap_ok && audit_draw(seed_, step, s_.audit)) {
-    p.reason = TeacherReason::Audit;
-  } else if (p.deviation >= s_.hi && !budget_ok && !budget_warned_) {
-    budget_warned_ = true;
-    p.warn_budget = true;
+  } else {
+    // drawn whatever the deviation, so that the audited frames are an unbiased sample of check steps
+    p.audited = committee && budget_ok && gap_ok && audit_draw(seed_, step, s_.audit);
+    if (p.deviation >= s_.hi && budget_ok) {
+      p.reason = TeacherReason::Upper;
+      take_over = true;
+    } else if (p.deviation >= s_.lo && budget_ok && gap_ok) {
+      p.reason = TeacherReason::Lower;
+    } else if (p.audited) {
+      p.reason = TeacherReason::Audit;
+    } else if (p.deviation >= s_.hi && !budget_warned_) {    // (budget spent)
+      budget_warned_ = true;
+      p.warn_budget = true;
+    }
   }
   if (p.reason != TeacherReason::None && !teacher_drives_) {
     p.compute_teacher = true;
@@ -79,7 +98,7 @@ void ActiveController::record_label(const CheckPlan& plan, bool committee, doubl
                                     double true_max_error) {
   // the trust statement "error below LO", in true-error units, as it stood when the step was planned
   const double miss_above = s_.true_units ? s_.lo : calib_factor_ * s_.lo;
-  if (committee) {
+  if (committee && plan.audited) {
     calibration_.add(max_deviation, true_max_error);
     calib_factor_ = calibration_.factor();
   }
@@ -92,6 +111,21 @@ void ActiveController::record_label(const CheckPlan& plan, bool committee, doubl
 void ActiveController::record_teacher_failure(const CheckPlan& plan) {
   ++teacher_failures_;
   if (plan.teacher_forces) switch_pending_ = false;    // the student keeps driving
+}
+
+bool ActiveController::budget_hand_back(bool student_ready) {
+  if (!budget_spent()) return false;
+  if (!teacher_drives_) {    // a take-over this step's call planned cannot go on: the student keeps driving
+    switch_pending_ = false;
+    return false;
+  }
+  if (!student_ready)
+    throw Error("the teacher budget (" + std::to_string(s_.budget) +
+                " evaluations) is spent while the teacher drives and the student has no model yet (no round "
+                "adopted): raise 'budget' or lower 'first_round'");
+  teacher_drives_ = false;
+  switch_pending_ = false;
+  return true;
 }
 
 bool ActiveController::take_handover(int64_t step, bool round_running) {

@@ -61,8 +61,9 @@ compute tpe all pair sw
 compute spe all pair nep/gpu
 fix nvt all nvt temp 1000 1000 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1 threads {threads} keep_rounds yes {fix_extra}
-thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14]
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.2 threads {threads} keep_rounds yes {fix_extra}
+thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[7] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14] &
+    f_learn[16] f_learn[17] f_learn[18]
 thermo_modify format float %.17g
 thermo 1
 """
@@ -188,6 +189,15 @@ d, e_re, r = newdir("main"), newdir(tag), newdir("restart")
 t0 = time.time()
 started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **kw)),
            "first": launch(r, deck(after=(100,), dump=False) + "write_restart active.restart\n", name="in.first")}
+# the controls, each in a run of its own: a budget (hard cap, with the heating shock's take-over
+# inside it), a gap, an fmax that every frame exceeds
+ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax")}
+# (and fix_modify final_round 2 before its last run only: one final round, at the end)
+budget_deck = deck(fix_extra="budget 160", dump=False)
+budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2\nrun 40\n"
+started["budget"] = launch(ctl_dirs["budget"], budget_deck)
+started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
+started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
 if args.mpi:
     # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
     # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
@@ -204,7 +214,7 @@ pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 2500 2500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.1
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.2
 run 200
 run 40
 """
@@ -222,21 +232,37 @@ teacher_ev = [e for e in ev if e["event"] == "teacher"]
 hand = [e for e in ev if e["event"] == "handover"]
 last = rows[max(rows)]
 
+
+
+def driven_steps(rows, hand):
+    """the steps the teacher drove, and who drove each step's end (hand-overs take effect from the next step)"""
+    driving, after, drv = set(), {0: "teacher"}, "teacher"
+    switch = {e["step"]: e["to"] for e in hand}
+    for s in sorted(rows):
+        if s == 0:
+            continue
+        if drv == "teacher":
+            driving.add(s)
+        drv = switch.get(s, drv)
+        after[s] = drv
+    return driving, after
+
+
+def setup_evaluations(after, first, runs):
+    """runs whose setup force call the teacher made (it drove at the end of the step the run starts on)"""
+    starts = [0] + [first + sum(runs[:k]) for k in range(len(runs))]
+    return sum(after.get(s0) == "teacher" for s0 in starts)
+
+
 # teacher computed on exactly the steps the fix names: its calls plus the steps it drove
-driving, drv, cur = set(), "teacher", 0
-switch = {e["step"]: e["to"] for e in hand}    # effective from the next step
-for s in sorted(rows):
-    if s == 0:
-        continue
-    if drv == "teacher":
-        driving.add(s)
-    if s in switch:
-        drv = switch[s]
+driving, drv_after = driven_steps(rows, hand)
 named = driving | {e["step"] for e in teacher_ev}
 changed = {s for s in sorted(rows) if s > 0 and s - 1 in rows and rows[s]["c_tpe"] != rows[s - 1]["c_tpe"]}
 check(named == changed, f"teacher computed on exactly the {len(named)} steps the fix names "
       f"({len(changed)} steps where sw's own energy changed; differ: {sorted(named ^ changed)[:8]})")
-check(int(last["f_learn[8]"]) == len(named), f"thermo teacher evaluations {last['f_learn[8]']:.0f} = {len(named)}")
+n_setup = setup_evaluations(drv_after, 600, (100, 200, 40))
+check(int(last["f_learn[8]"]) == len(named) + n_setup,
+      f"thermo teacher evaluations {last['f_learn[8]']:.0f} = {len(named)} steps + {n_setup} runs' set-up force calls")
 student_steps = {s for s in rows if s > 0 and s not in driving}
 s_changed = {s for s in sorted(rows) if s > 0 and s - 1 in rows and rows[s]["c_spe"] != rows[s - 1]["c_spe"]}
 check(s_changed == student_steps, f"the student is computed on exactly the {len(student_steps)} steps it drives")
@@ -256,15 +282,40 @@ lows = [e for e in teacher_ev if e["reason"] == "lower"]
 check(all(0.15 <= e["max_dev_eV_per_A"] < 0.6 for e in lows) and len(lows) > 0,
       f"{len(lows)} lower-threshold calls, each with 0.15 <= deviation < 0.6")
 
-# audits follow the seed: exactly the student-driven trusted check steps whose draw is below 0.1
-expect_audit = {s for s, c in checks.items() if c["driver"] == "student" and s not in driving
-                and c["max_dev_eV_per_A"] < 0.15 and audit_uniform(7, s) < 0.1}
+# audits follow the seed, whatever the deviation: exactly the check steps the student drove whose
+# draw is below 0.2 are audited; the trusted ones among them are the "audit" calls
+expect_audited = {s for s in checks if s not in driving and audit_uniform(7, s) < 0.2}
+got_audited = {e["step"] for e in teacher_ev if e.get("audited")}
+expect_audit = {s for s in expect_audited if checks[s]["max_dev_eV_per_A"] < 0.15}
 got_audit = {e["step"] for e in teacher_ev if e["reason"] == "audit"}
-check(got_audit == expect_audit and len(got_audit) > 0,
-      f"audit steps follow the seed: {len(got_audit)} audits = the {len(expect_audit)} predicted from the stream")
+check(got_audited == expect_audited and got_audit == expect_audit and len(got_audit) > 0
+      and len(expect_audited) > len(expect_audit),
+      f"audited steps follow the seed whatever the deviation: {len(got_audited)} audited = the {len(expect_audited)} "
+      f"predicted from the stream, {len(got_audit)} of them trusted")
 check(int(last["f_learn[14]"]) == len(got_audit), f"thermo audits {last['f_learn[14]']:.0f} = {len(got_audit)}")
-check(last["f_learn[12]"] >= 0 and last["f_learn[13]"] > 0, f"audit misses {last['f_learn[12]']:.0f}, calibration factor "
-      f"{last['f_learn[13]']:.3f} reported")
+# the calibration, recomputed from the history: the median of true / predicted over audited frames
+# only (1 until 5), and a trusted audit is a miss when its true error exceeds factor x LO
+factor, pairs, misses, worst = 1.0, [], 0, 0.0
+for e in teacher_ev:
+    if e["reason"] == "audit" and e["true_max_err_eV_per_A"] > factor * 0.15:
+        misses += 1
+    if e.get("audited"):
+        pairs.append(e["true_max_err_eV_per_A"] / e["max_dev_eV_per_A"])
+        q = sorted(pairs)
+        h = len(q) // 2
+        factor = 1.0 if len(q) < 5 else (q[h] if len(q) % 2 else 0.5 * (q[h - 1] + q[h]))
+    worst = max(worst, abs(e["calibration_factor"] - factor) / factor)
+check(len(pairs) >= 5 and worst <= 1e-8 and abs(last["f_learn[13]"] - factor) <= 1e-8 * factor and factor != 1.0,
+      f"calibration factor {last['f_learn[13]']:.4g} = the median over the {len(pairs)} audited frames recomputed "
+      f"({factor:.4g}; after every call: {worst:.1e})")
+check(int(last["f_learn[12]"]) == misses, f"audit misses {last['f_learn[12]']:.0f} = {misses} recomputed from the history")
+n_a, z = len(got_audit), 1.96
+c0 = (misses / n_a + z * z / (2 * n_a)) / (1 + z * z / n_a)
+half = z * ((misses / n_a) * (1 - misses / n_a) / n_a + z * z / (4 * n_a * n_a)) ** 0.5 / (1 + z * z / n_a)
+check(abs(last["f_learn[16]"] - max(0.0, c0 - half)) <= 1e-9 and abs(last["f_learn[17]"] - min(1.0, c0 + half)) <= 1e-9
+      and int(last["f_learn[18]"]) == len(pairs),
+      f"miss rate 95 % interval [{last['f_learn[16]']:.3f}, {last['f_learn[17]']:.3f}] (Wilson, {misses}/{n_a}); "
+      f"{len(pairs)} calibration pairs")
 
 # buffered frames == the teacher recomputed on the same configurations
 kept_steps = [e["step"] for e in teacher_ev if e["kept"]]
@@ -333,6 +384,53 @@ for steps, results in committee_runs:
 check(ok_all and compared > 0 and worst <= 1e-9,
       f"per-atom deviation on {compared} check steps equals the committee recomputed by rerun ({used} committees, {worst:.1e})")
 check(int(last["f_learn[11]"]) in (0, 1), "driver of the last step reported")
+
+# ---- 1b. controls
+# budget 160: a hard cap whatever drives: sw computed on exactly 160 steps, then never again
+p, log_b = started["budget"].finish()
+rows_b = {int(r["Step"]): r for r in thermo_rows(log_b)}
+sw_steps = [s for s in sorted(rows_b) if s > 0 and s - 1 in rows_b and rows_b[s]["c_tpe"] != rows_b[s - 1]["c_tpe"]]
+ev_b = history(ctl_dirs["budget"])
+capped = [e for e in ev_b if e["event"] == "handover" and e.get("reason") == "budget"]
+setups_b = setup_evaluations(driven_steps(rows_b, [e for e in ev_b if e["event"] == "handover"])[1], 600, (100, 200, 40))
+check(p.returncode == 0 and len(sw_steps) + setups_b == 160 and int(rows_b[max(rows_b)]["f_learn[8]"]) == 160
+      and len(capped) == 1,
+      f"budget 160: the teacher computed on {len(sw_steps)} steps and {setups_b} set-up force call(s), thermo "
+      f"{rows_b[max(rows_b)]['f_learn[8]']:.0f} evaluations, the last at step {sw_steps[-1] if sw_steps else None} of "
+      f"{max(rows_b)}; {len(capped)} hand-back for the budget")
+finals = [(e["step"], e["epochs"]) for e in ev_b if e["event"] == "round" and e.get("final")]
+check(finals == [(940, 2)], f"fix_modify final_round 2 before the last run: final rounds (step, epochs) {finals}")
+# gap 50: label and audit calls at least 50 steps apart, and some step that asked for one got none
+p, _ = started["gap"].finish()
+ev_g = history(ctl_dirs["gap"])
+calls_g = sorted(e["step"] for e in ev_g if e["event"] == "teacher" and e["reason"] in ("lower", "audit"))
+asked = [e["step"] for e in ev_g if e["event"] == "check" and e["driver"] == "student" and 0.15 <= e["max_dev_eV_per_A"] < 0.6]
+held = [s for s in asked if s not in set(calls_g)]
+spacing = min((b - a for a, b in zip(calls_g, calls_g[1:])), default=0)
+check(p.returncode == 0 and len(calls_g) >= 2 and spacing >= 50 and held,
+      f"gap 50: {len(calls_g)} label/audit calls, closest {spacing} steps apart; {len(held)} check steps over LO held back")
+# final_round 2 (same run): after the round in flight, one more round of 2 epochs at the run's end,
+# whose model is the one written (and differs from the round before it)
+rounds_g = [e for e in ev_g if e["event"] == "round"]
+fin = rounds_g[-1] if rounds_g else {}
+gdir = ctl_dirs["gap"]
+model_bytes = lambda name: open(os.path.join(gdir, name), "rb").read()
+check(fin.get("final") is True and fin["step"] == 600 and fin["epochs"] == 2 and len(rounds_g) >= 2
+      and sum(e.get("final", False) for e in rounds_g) == 1
+      and model_bytes("si.nep.txt") == model_bytes(f"si.nep.txt.round{fin['round']}")
+      and model_bytes("si.nep.txt") != model_bytes(f"si.nep.txt.round{fin['round'] - 1}")
+      # the final round trains the driving model only: the members stay those of the round before
+      and model_bytes("si.nep.txt.member1") == model_bytes(f"si.nep.txt.round{fin['round'] - 1}.member1")
+      and not os.path.exists(os.path.join(gdir, f"si.nep.txt.round{fin['round']}.member1")),
+      f"final_round 2: round {fin.get('round')} at step {fin.get('step')} ({fin.get('epochs')} epochs, final "
+      f"{fin.get('final')}) wrote si.nep.txt, unlike round {fin.get('round', 1) - 1}; the members kept")
+# fmax 0.5 eV/A: every teacher frame explodes: none buffered, each counted as rejected
+p, log_f = started["fmax"].finish()
+last_f = thermo_rows(log_f)[-1]
+ev_f = [e for e in history(ctl_dirs["fmax"]) if e["event"] == "teacher"]
+check(p.returncode == 0 and ev_f and not any(e["kept"] for e in ev_f) and int(last_f["f_learn[1]"]) == 0
+      and int(last_f["f_learn[7]"]) == len(ev_f),
+      f"fmax 0.5: {len(ev_f)} teacher frames, none buffered, {last_f['f_learn[7]']:.0f} rejected")
 
 # ---- 2. determinism: same seed, same bytes (repeat, training threads 2, 2 MPI ranks)
 def same_outputs(a, b):
@@ -416,6 +514,15 @@ bad = [
      "mode active needs pair_style hybrid/overlay"),
     ("active keyword, passive mode", deck(first=10, after=(), dump=False).replace("mode active ", ""), "needs 'mode active'"),
     ("bad threshold", deck(first=10, after=(), dump=False).replace("threshold 0.15 0.6", "threshold 0.6 0.15"), "needs 0 < LO < HI"),
+    ("a third sub-style", deck(first=10, after=(), dump=False).replace("cutoff 4.2 sw", "cutoff 4.2 sw zero 4.0")
+     .replace("pair_coeff * * sw Si.sw Si", "pair_coeff * * sw Si.sw Si\npair_coeff * * zero"), "has the sub-style zero besides"),
+    ("budget spent before a student model", deck(first=60, after=(), dump=False, fix_extra="budget 20"),
+     "is spent while the teacher drives and the student has no model yet"),
+    ("fix_modify final_round -1", deck(first=10, after=(), dump=False) + "fix_modify learn final_round -1\n",
+     "final_round E needs E >= 0"),
+    ("true units without audits", deck(first=10, after=(), dump=False).replace(
+        "threshold 0.15 0.6 adopt_after 50 50 audit 0.2", "threshold 0.15 0.6 true adopt_after 50 50 audit 0"),
+     "needs 'audit P' with P > 0"),
     ("no cutoff for a model-less nep", deck(first=10, after=(), dump=False).replace(" cutoff 4.2", ""), "needs 'pair_style nep/gpu cutoff R'"),
 ]
 bad_runs = [launch(e, text, name=f"in.bad{i}", expect_ok=False) for i, (_, text, _) in enumerate(bad)]

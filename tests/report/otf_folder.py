@@ -47,7 +47,8 @@ def write(d, model, frames_xyz, active=True, seed=3):
             ev.append({"event": "teacher", "step": 4000 + 150 * k, "reason": reasons[k % 3],
                        "max_dev_eV_per_A": round(dev, 5), "true_max_err_eV_per_A": round(1.3 * dev + rng.uniform(0, 0.02), 5),
                        "true_rmse_f_eV_per_A": round(0.3 * dev, 5), "driver": "student", "wall_seconds": 60 + k,
-                       "teacher_evaluations": 3 * k + 5})
+                       "teacher_evaluations": 3 * k + 5, "audited": k % 2 == 0,
+                       "calibration_factor": 1.0 if k < 8 else 1.25})
             ev.append({"event": "check", "step": 4075 + 150 * k, "max_dev_eV_per_A": round(dev / 3, 5), "driver": "student"})
     ev.append({"event": "future_event", "step": 9999})      # unknown events are skipped
     with open(os.path.join(d, "si.history.jsonl"), "w") as f:

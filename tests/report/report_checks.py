@@ -164,7 +164,7 @@ def case_fix(tmp):
     check([s["title"] for s in man["sections"]] == ["fix nep/train: si.history.jsonl", "Molecular dynamics and held-out frames"],
           f"sections: the history without rounds is left out ({[s['title'] for s in man['sections']]})")
     figs = check_figures_present(out, man, ["fix_buffer.png", "fix_rmse.png", "fix_timing.png", "fix_teacher_calls.png",
-                                            "fix_deviation_vs_error.png", "rdf.png", "nve_energy.png",
+                                            "fix_deviation_vs_error.png", "fix_calibration.png", "rdf.png", "nve_energy.png",
                                             "heldout_parity_energy.png", "heldout_parity_force.png"])
     rounds = {}
     for e in w["events"]:
@@ -195,6 +195,19 @@ def case_fix(tmp):
         sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
     check(figs["fix_deviation_vs_error.png"]["deviation"] == f"{len(teacher)} teacher calls, Pearson r = {pearson:.3f}",
           f"deviation panel: {figs['fix_deviation_vs_error.png']} (r = {pearson:.5f})")
+    # calibration: audited calls, prediction = the factor the previous call left x deviation
+    factor, under, n_aud = 1.0, 0, 0
+    for e in teacher:
+        if e["audited"]:
+            n_aud += 1
+            under += e["true_max_err_eV_per_A"] > factor * e["max_dev_eV_per_A"]
+        factor = e["calibration_factor"]
+    p, z = under / n_aud, 1.96
+    c = (p + z * z / (2 * n_aud)) / (1 + z * z / n_aud)
+    half = z * math.sqrt(p * (1 - p) / n_aud + z * z / (4 * n_aud * n_aud)) / (1 + z * z / n_aud)
+    want = (f"{n_aud} audited frames; true error above the prediction in {under} "
+            f"(95 % interval {max(0, c - half):.2f}-{min(1, c + half):.2f}); factor now {factor:.3g}")
+    check(figs["fix_calibration.png"]["calibration"] == want, f"calibration panel: {figs['fix_calibration.png']} == {want!r}")
     gt, gs = w["rdf"]["teacher"], w["rdf"]["student"]
     l1 = sum(abs(a - b) for a, b in zip(gt, gs)) / sum(gt)
     m = re.search(r"L1 difference student vs teacher: (\S+)", figs["rdf.png"].get("rdf", ""))

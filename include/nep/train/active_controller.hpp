@@ -14,6 +14,12 @@
 //                      LO <= deviation < HI (budget, gap ok)    -> "lower": teacher computed for labels
 //                      deviation < LO (budget, gap ok, audit draw of (seed, Audit, step) < P)
 //                                                               -> "audit": same, to measure misses
+// The audit draw is made on every student-driven check step whatever the deviation: a drawn step
+// (budget and gap ok) is "audited" and the teacher is called on it (as "audit" when trusted, else
+// as the call its deviation asks for). Only audited frames calibrate the deviation: a sample that
+// does not depend on the deviation, so the factor is not biased by the selection of calls.
+// The budget is a hard cap on teacher evaluations, whatever drives: when it is spent while the
+// teacher drives, the student drives from the next step (budget_hand_back).
 // Rounds in mode active start when `first_round` (teacher driving) or `train_every` frames arrived
 // since the last start and are adopted `adopt_after` (teacher) or `adopt_after_student` steps
 // later, rounded up to a check step: fixed points, so a run never depends on timing.
@@ -52,7 +58,12 @@ struct CheckPlan {
   bool warn_budget = false;       // warn (once per run): budget spent, deviation above HI
   double deviation = 0.0;         // sigma as compared with the thresholds
   bool teacher_drove = false;     // the teacher drives this step (before or by this plan)
+  bool audited = false;           // the audit draw picked this step: its frame calibrates
 };
+
+// Wilson score interval of a binomial proportion k/n at z standard errors (z = 1.96: 95 %);
+// [0, 1] when n = 0
+void wilson_interval(int64_t k, int64_t n, double z, double& lo, double& hi);
 
 class ActiveController {
  public:
@@ -64,10 +75,18 @@ class ActiveController {
   // ---- set-up and every step
   // A new run (not from a restart) starts with the student driving only if a committee exists.
   void begin_fresh_run(bool committee) { teacher_drives_ = !committee; }
-  // Who drives from the run's first force call: the teacher also whenever there is no committee.
-  bool setup_driver(bool committee);
+  // Who drives from the run's first force call: the teacher also whenever there is no committee,
+  // unless the budget is spent (student_ready: budget_hand_back).
+  bool setup_driver(bool committee, bool student_ready = true);
   bool teacher_drives() const { return teacher_drives_; }
   void count_step();                         // every step, before a check: counts teacher-driven steps
+  // after a run's setup force call: a teacher evaluation too, if the teacher drove it
+  void count_setup_evaluation() { teacher_evals_ += teacher_drives_ ? 1 : 0; }
+  // every step, after the check: the budget is spent while the teacher drives. Returns true once:
+  // the student drives from the next step (no hand-over pending any more); the fix must have a
+  // student model for it (student_ready), else the cap cannot hold and the fix stops the run.
+  bool budget_hand_back(bool student_ready);
+  bool budget_spent() const { return s_.budget >= 0 && teacher_evals_ >= s_.budget; }
 
   // ---- a check step
   // max_deviation: max over all atoms of the committee deviation (0 without a committee);
@@ -77,9 +96,9 @@ class ActiveController {
   // A teacher frame with this largest force component may be buffered (not exploded)
   bool within_fmax(double max_force_component) const { return max_force_component <= s_.fmax; }
   void count_exploded() { ++exploded_; }
-  // The labelled frame's outcome: the student's true error (max over atoms of |F_student -
-  // F_teacher|) pairs with the committee's deviation (calibration), and an audit whose true error
-  // exceeds LO in true-error units counts as a miss.
+  // The labelled frame's outcome: on an audited step the student's true error (max over atoms of
+  // |F_student - F_teacher|) pairs with the committee's deviation (calibration), and a trusted
+  // audit whose true error exceeds LO in true-error units counts as a miss.
   void record_label(const CheckPlan& plan, bool committee, double max_deviation, double true_max_error);
   // The teacher the plan computed failed (its client died, hung, ...): nothing is labelled, the step
   // goes on with the student's forces, and a take-over the plan made is called off (the student
@@ -100,6 +119,8 @@ class ActiveController {
   double last_deviation() const { return last_sigma_; }
   int64_t audits() const { return audits_; }
   int64_t audit_misses() const { return audit_misses_; }
+  // the miss rate's 95 % Wilson interval (audit_misses / audits)
+  void miss_rate_interval(double& lo, double& hi) const { wilson_interval(audit_misses_, audits_, 1.96, lo, hi); }
   int64_t exploded() const { return exploded_; }
   int64_t teacher_failures() const { return teacher_failures_; }
   int64_t checks() const { return checks_; }

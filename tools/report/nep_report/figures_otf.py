@@ -1,6 +1,6 @@
 """Figures of a `fix nep/train` run from its history file (history.py): buffer size, RMSE per
-round, training and MD-waiting time per round; with active learning, teacher calls over time and
-predicted deviation against true error."""
+round, training and MD-waiting time per round; with active learning, teacher calls over time,
+predicted deviation against true error, and the calibration on audited frames per round."""
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
@@ -158,6 +158,18 @@ def teacher_calls(h, outdir, prefix):
     return plotting.save(fig, outdir, f"{prefix}teacher_calls.png", "Teacher calls", caption, {"teacher": note})
 
 
+def _prediction_axes(ax, pred, err, xlabel, title):
+    """a predicted against true error panel: the diagonal, log axes when all values are positive"""
+    lo, hi = float(min(pred.min(), err.min())), float(max(pred.max(), err.max()))
+    ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
+    if lo > 0:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("true max force error (meV/Å)")
+    ax.set_title(title)
+
+
 def deviation_vs_error(h, outdir, prefix):
     ev = [e for e in h.teacher if e.get("max_dev_eV_per_A") is not None and e.get("true_max_err_eV_per_A") is not None]
     if not ev:
@@ -169,15 +181,7 @@ def deviation_vs_error(h, outdir, prefix):
     for reason in sorted({str(e.get("reason", "?")) for e in ev}):
         m = np.array([str(e.get("reason", "?")) == reason for e in ev])
         ax.scatter(dev[m], err[m], s=12, color=REASON_COLOURS.get(reason, "0.3"), label=reason)
-    lo = float(min(dev.min(), err.min()))
-    hi = float(max(dev.max(), err.max()))
-    ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
-    if lo > 0:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlabel("predicted max force deviation (meV/Å)")
-    ax.set_ylabel("true max force error (meV/Å)")
-    ax.set_title("predicted deviation vs true error")
+    _prediction_axes(ax, dev, err, "predicted max force deviation (meV/Å)", "predicted deviation vs true error")
     ax.legend(loc="lower right")
     r = float(np.corrcoef(dev, err)[0, 1]) if len(ev) > 1 and dev.std() > 0 and err.std() > 0 else float("nan")
     note = f"{len(ev)} teacher calls, Pearson r = {r:.3f}"
@@ -188,10 +192,54 @@ def deviation_vs_error(h, outdir, prefix):
                          caption, {"deviation": note})
 
 
+def wilson(k, n, z=1.96):
+    """95 % Wilson score interval of k successes in n trials ([0, 1] for n = 0)"""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, c - half), min(1.0, c + half)
+
+
+def calibration(h, outdir, prefix):
+    """Audited frames (the unbiased sample the fix calibrates on): the calibrated prediction, factor x
+    deviation with the factor in force at that call, against the true error, coloured by round in use."""
+    factor, rows = 1.0, []
+    for e in h.teacher:    # the factor before each call: the one the previous call left
+        if e.get("audited") and e.get("max_dev_eV_per_A") and e.get("true_max_err_eV_per_A") is not None:
+            rows.append((float(e["step"]), factor * float(e["max_dev_eV_per_A"]), float(e["true_max_err_eV_per_A"])))
+        if e.get("calibration_factor") is not None:
+            factor = float(e["calibration_factor"])
+    if not rows:
+        return None
+    adopted = sorted(float(r["step"]) for r in h.rounds)
+    rnd = np.array([sum(s <= step for s in adopted) for step, _, _ in rows])
+    pred = 1000 * np.array([r[1] for r in rows])
+    err = 1000 * np.array([r[2] for r in rows])
+    fig, axes = plotting.new(width=4.2, height=3.6)
+    ax = axes[0][0]
+    sc = ax.scatter(pred, err, s=14, c=rnd, cmap="viridis")
+    fig.colorbar(sc, ax=ax, label="round in use")
+    _prediction_axes(ax, pred, err, "calibrated prediction (meV/Å)", "audited frames")
+    under = int(np.sum(err > pred))
+    a, b = wilson(under, len(rows))
+    note = (f"{len(rows)} audited frames; true error above the prediction in {under} "
+            f"(95 % interval {a:.2f}-{b:.2f}); factor now {factor:.3g}")
+    plotting.annotate(ax, note)
+    caption = ("Each audited teacher call (drawn by the seeded audit stream whatever the deviation, the sample the "
+               "calibration factor is fitted on): the committee's deviation times the factor in force at that call "
+               "against the true maximum force error, coloured by the number of rounds adopted. A calibrated "
+               "median predicts above and below the truth equally often.")
+    return plotting.save(fig, outdir, f"{prefix}calibration.png", "Calibration on audited frames", caption,
+                         {"calibration": note})
+
+
 def all_figures(h, outdir, prefix, progress):
     out = []
     for name, make in (("buffer size", buffer_size), ("RMSE per round", rmse_per_round), ("timing", timing),
-                       ("teacher calls", teacher_calls), ("deviation vs error", deviation_vs_error)):
+                       ("teacher calls", teacher_calls), ("deviation vs error", deviation_vs_error),
+                       ("calibration", calibration)):
         progress(f"figure: {name}")
         fig = make(h, outdir, prefix)
         if fig is not None:

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Scores of benchmarks/active/si/run.sh: per-state and overall held-out force RMSE of the passive
+and the active run's own model, teacher evaluations, wall seconds; writes OUTDIR/compare.json."""
+import json, os, re, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "examples", "otf-si"))
+from heldout import read_xyz  # noqa: E402  (examples/otf-si/heldout.py)
+
+out = sys.argv[1]
+states = ["c300", "c900", "c1500", "l2000"]
+res = {}
+for side in ("passive", "active"):
+    log = open(os.path.join(out, side, "log.lammps")).read()
+    steps = sum(int(m) for m in re.findall(r"Loop time of \S+ on \d+ procs for (\d+) steps", log))
+    if side == "passive":
+        evals = steps + len(re.findall(r"Loop time of", log))    # every step and each run's set-up force call
+    else:
+        evals = int(float(re.search(r"^ACTIVE frames \S+ rounds \S+ teacher_evaluations (\S+)", log, re.M).group(1)))
+    per, se, n = {}, 0.0, 0
+    for s in states:
+        ref = read_xyz(os.path.join(out, "states", f"{s}.xyz"), 4)[2]
+        pred = read_xyz(os.path.join(out, side, f"pred_{s}.xyz"), 5)[2]
+        d = sum((a - b) ** 2 for a, b in zip(pred, ref))
+        per[s] = 1e3 * (d / len(ref)) ** 0.5
+        se, n = se + d, n + len(ref)
+    res[side] = {"heldout_force_rmse_meV_per_A": 1e3 * (se / n) ** 0.5, "per_state_meV_per_A": per,
+                 "teacher_evaluations": evals, "md_steps": steps,
+                 "wall_seconds": float(open(os.path.join(out, side, "wall_seconds")).read())}
+p, a = res["passive"], res["active"]
+res["ratio_active_over_passive"] = {s: a["per_state_meV_per_A"][s] / p["per_state_meV_per_A"][s] for s in states}
+res["ratio_active_over_passive"]["overall"] = a["heldout_force_rmse_meV_per_A"] / p["heldout_force_rmse_meV_per_A"]
+json.dump(res, open(os.path.join(out, "compare.json"), "w"), indent=2)
+print(f"{'':10s} {'passive':>10s} {'active':>10s} {'ratio':>7s}")
+for s in states + ["overall"]:
+    pv = p["per_state_meV_per_A"].get(s, p["heldout_force_rmse_meV_per_A"])
+    av = a["per_state_meV_per_A"].get(s, a["heldout_force_rmse_meV_per_A"])
+    print(f"{s:10s} {pv:10.1f} {av:10.1f} {av / pv:7.2f}   (force RMSE, meV/A)")
+for k in ("teacher_evaluations", "md_steps", "wall_seconds"):
+    print(f"{k:20s} passive {p[k]:.6g}  active {a[k]:.6g}")
