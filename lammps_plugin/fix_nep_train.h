@@ -88,8 +88,11 @@ class FixNEPTrain : public Fix {
   };
   // fcopy (teacher forces of owned atoms, ghosts folded) + this rank's energy and virial
   // (xx yy zz xy xz yz) -> checked frame on rank 0, scored with the current model, buffered
-  // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax)
-  FrameOutcome take_frame(const double ev_local[7], bool active_frame);
+  // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax).
+  // scored: the current model's error on the frame already reduced over ranks ({sum of squared
+  // force components, max per-atom error}: mode active, from the committee's driving model), so
+  // rank 0 does not evaluate the whole frame again; null: rank 0 scores it
+  FrameOutcome take_frame(const double ev_local[7], bool active_frame, const double *scored = nullptr);
   bool gather_frame(const double ev_total[7], nep::TrainingFrame &fr, std::vector<int> &types);
   void score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se, double &max_err);
   // ---- mode active (fix_nep_train_active.cpp)
@@ -98,6 +101,7 @@ class FixNEPTrain : public Fix {
   void active_after_setup();
   void budget_check(bigint step);
   void active_pre_reverse(int eflag, int vflag);
+  void student_error(double out[2]);
   void active_end_of_step();
   double active_vector(int i) const;
   double committee_deviation();

@@ -37,6 +37,7 @@
 #include "update.h"
 #include "utils.h"
 
+#include "nep/timing.hpp"
 #include "nep_lammps_compat.h"
 #include "nep_plugin_common.h"
 #include "pair_nep.h"
@@ -152,6 +153,7 @@ void FixNEPTrain::adopt_committee(const std::vector<std::string> &members)
 // over all ranks
 double FixNEPTrain::committee_deviation()
 {
+  nep::ScopedStage stage("otf_committee");    // NEP_TIMING=1: per-stage times at exit
   const int nlocal = atom->nlocal, nall = nlocal + atom->nghost, M = act->members;
   if (!act->list) error->all(FLERR, "fix nep/train: no neighbour list for the committee");
   act->atom_type.resize(nall);
@@ -183,12 +185,33 @@ double FixNEPTrain::committee_deviation()
   return all;
 }
 
+// The driving model's error on this step's teacher forces (fcopy), from the committee's forces of
+// the driving model (cforce[0], owned atoms complete): {sum over atoms and components of the
+// squared error, max over atoms of |F_model - F_teacher|}, reduced over ranks. Each rank scores
+// its own atoms: the whole frame is never evaluated again on one rank.
+void FixNEPTrain::student_error(double out[2])
+{
+  nep::ScopedStage stage("otf_student_error");
+  const int nlocal = atom->nlocal;
+  const std::vector<double> &fm = act->cforce[0];
+  double se = 0.0, mx = 0.0;
+  for (int i = 0; i < nlocal; ++i) {
+    double e2 = 0.0;
+    for (int d = 0; d < 3; ++d) e2 += (fm[3 * i + d] - fcopy[3 * i + d]) * (fm[3 * i + d] - fcopy[3 * i + d]);
+    se += e2;
+    mx = std::max(mx, std::sqrt(e2));
+  }
+  MPI_Allreduce(&se, &out[0], 1, MPI_DOUBLE, MPI_SUM, world);
+  MPI_Allreduce(&mx, &out[1], 1, MPI_DOUBLE, MPI_MAX, world);
+}
+
 // The teacher's forces, energy and virial for this step, into fcopy (ghosts folded) and `ev`.
 // keep_forces: they replace the student's in LAMMPS (this step is teacher-driven); else the
 // student's forces are restored. A teacher that can fail without stopping the run (pair_style
 // ipi: its "ipi_soft" flag) does so here: false, and the student's forces stay.
 bool FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
 {
+  nep::ScopedStage stage("otf_teacher");
   const int nall = atom->nlocal + atom->nghost;
   double **f = atom->f;
   act->fbackup.resize(3 * static_cast<size_t>(nall));
@@ -266,7 +289,9 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
     const Pair *src = plan.compute_teacher ? act->teacher : force->pair;
     double ev[7] = {src->eng_vdwl + src->eng_coul, 0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 6; ++c) ev[1 + c] = src->virial[c];
-    const FrameOutcome out = take_frame(ev, true);
+    double scored[2] = {0.0, 0.0};
+    if (committee) student_error(scored);
+    const FrameOutcome out = take_frame(ev, true, committee ? scored : nullptr);
     ctl.record_label(plan, committee, sigma, out.max_err);
     if (comm->me == 0)
       history_event(fmt::format("\"event\":\"teacher\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"

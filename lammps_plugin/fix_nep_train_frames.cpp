@@ -13,6 +13,7 @@
 #include "update.h"
 
 #include "fix_nep_train_impl.h"
+#include "nep/timing.hpp"
 #include "nep_plugin_common.h"
 
 #include <algorithm>
@@ -28,6 +29,7 @@ using namespace LAMMPS_NS;
 // frame is filled on rank 0 only. Returns whether every label and position is finite (rank 0).
 bool FixNEPTrain::gather_frame(const double ev_total[7], nep::TrainingFrame &fr, std::vector<int> &types)
 {
+  nep::ScopedStage stage("otf_gather_frame");    // NEP_TIMING=1: per-stage times at exit
   const int nlocal = atom->nlocal;
   double **x = atom->x;
   // per atom: tag, type, position (wrapped) relative to the box origin, teacher force
@@ -106,7 +108,7 @@ void FixNEPTrain::score_frame(const nep::TrainingFrame &fr, const std::vector<in
   }
 }
 
-FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame)
+FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame, const double *scored)
 {
   double mine_ev[7], tot[7];    // a copy: LAMMPS's STUBS MPI_Allreduce takes a non-const buffer
   std::copy(ev, ev + 7, mine_ev);
@@ -120,6 +122,7 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
                   0, 0, 0, 0};
   std::string err, warn;
   if (comm->me == 0) {
+    nep::ScopedStage stage("otf_check_buffer_frame");    // rank 0: check, score (if not scored), append
     const bigint natoms = static_cast<bigint>(types.size());
     double max_err = 0.0, frame_se = 0.0, fbig = 0.0;    // fbig: largest teacher force component
     for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
@@ -136,9 +139,14 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
       warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
                          "not buffered", update->ntimestep, fbig, act->ctl.settings().fmax);
     }
-    if (finite && impl->calc) {
+    if (finite && (scored || impl->calc)) {
       try {
-        score_frame(fr, types, frame_se, max_err);
+        if (scored) {
+          frame_se = scored[0];
+          max_err = scored[1];
+        } else {
+          score_frame(fr, types, frame_se, max_err);
+        }
         fresh_se += frame_se;
         fresh_n += 3 * natoms;
         if (keep && opt->select_threshold >= 0.0 && std::sqrt(frame_se / (3.0 * natoms)) <= opt->select_threshold) {

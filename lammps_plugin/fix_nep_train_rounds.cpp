@@ -50,6 +50,7 @@ void FixNEPTrain::start_round(int epochs)
         if (act && epochs <= 0) {    // the committee: members warm-start from their previous models (or the start
                                      // model); a final round trains the driving model only, the members stay
           in.committee = act->members;
+          in.member_reset = act->ctl.settings().member_reset;
           if (!impl->members.empty()) in.member_starts = impl->members;
           else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);
         }
@@ -97,16 +98,19 @@ void FixNEPTrain::adopt_round()
       m[1] = 1e3 * r.heldout_rmse_f;
       m[2] = 1e3 * r.heldout_rmse_e;
       m[3] = 1e3 * r.train_rmse_e;
+      std::string reset_list;
+      for (int k : r.members_reset) reset_list += (reset_list.empty() ? "" : ",") + std::to_string(k);
       history_event(fmt::format(
           "\"event\":\"round\",\"round\":{},\"step\":{},\"started_step\":{},\"frames\":{},\"n_train\":{},"
           "\"n_heldout\":{},\"epochs\":{},\"train_seconds\":{:.6g},\"md_wait_seconds\":{:.6g},"
           "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
           "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
-          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{},\"final\":{}",
+          "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{},\"final\":{},"
+          "\"members_reset\":[{}]",
           rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
           r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
           fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false",
-          final_round_running ? "true" : "false"));
+          final_round_running ? "true" : "false", reset_list));
       utils::logmesg(lmp,
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",

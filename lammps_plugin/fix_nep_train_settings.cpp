@@ -25,7 +25,7 @@ constexpr long long kBig = LLONG_MAX;
 int int_value(const KeywordValues &v, size_t k) { return static_cast<int>(v.integer(k, INT_MIN, INT_MAX)); }
 
 // the keywords that only mode active takes (an error in passive mode)
-const char *const kActiveOnly[] = {"teacher", "committee", "threshold", "gap", "budget",
+const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "gap", "budget",
                                    "audit",   "adopt_after", "first_round", "fmax"};
 }    // namespace
 
@@ -40,6 +40,13 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
        [&](const KeywordValues &v) {
          a.members = int_value(v, 0);
          if (a.members < 2) throw Error("committee needs at least 2 models");
+       }},
+      {"member_reset", "R", 1, 1,
+       "each committee member starts again from fresh values every R rounds, the members' resets staggered "
+       "(mode active, default 0: never)",
+       [&](const KeywordValues &v) {
+         a.member_reset = int_value(v, 0);
+         if (a.member_reset < 0) throw Error("member_reset must be >= 0");
        }},
       {"threshold", "LO HI [true]", 2, 3,
        "lower and upper threshold on the committee's max force deviation, eV/Angstrom; with true, in true-error "

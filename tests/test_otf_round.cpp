@@ -1,7 +1,8 @@
 // On-the-fly training rounds (train_otf_round): the expanding descriptor scaler keeps a warm-start
 // model the same function (1e-12), a round lowers the loss and is deterministic, a round that
 // diverges (absurd learning rate) is caught and its start model kept, and a committee member's
-// pass over a bootstrap subset of the round's shared frames equals the pass over those frames copied.
+// pass over a bootstrap subset of the round's shared frames equals the pass over those frames copied;
+// member resets fall on the staggered rounds and a reset member forgets its warm start.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -163,6 +164,54 @@ TEST(OtfRound, ASubsetPassEqualsThePassOverItsCopiedFrames) {
   const std::string via_subset = run(all, FrameSubset{&pick});
   EXPECT_EQ(via_subset, run(copied, FrameSubset{}));
   EXPECT_NE(via_subset, run(all, FrameSubset{}));  // the subset mattered
+}
+
+// member_reset R with committee M: member m is re-initialised on rounds offset_m + 1 + k R, offset_m =
+// (m - 1) R / (M - 1) (round 1 is every model's fresh start, not a reset). The table is written out
+// by hand for M = 4, R = 6: offsets 0, 2, 4.
+TEST(OtfRound, MemberResetsAreStaggered) {
+  const int expected[3][14] = {
+      // round: 1  2  3  4  5  6  7  8  9 10 11 12 13 14
+      {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0},   // member 1
+      {0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0},   // member 2
+      {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 0, 0}};  // member 3
+  for (int m = 1; m <= 3; ++m)
+    for (int r = 1; r <= 14; ++r)
+      EXPECT_EQ(nep::member_reset_due(static_cast<uint64_t>(r), m, 4, 6), expected[m - 1][r - 1]) << "member " << m << " round " << r;
+  for (int r = 1; r <= 14; ++r) {
+    EXPECT_EQ(nep::member_reset_due(static_cast<uint64_t>(r), 1, 4, 0), 0);  // 0: never
+    EXPECT_EQ(nep::member_reset_due(static_cast<uint64_t>(r), 0, 4, 6), 0);  // the driving model: never
+  }
+  EXPECT_EQ(nep::member_reset_due(2, 1, 2, 1), 1);  // R = 1: every round after the first
+  EXPECT_EQ(nep::member_reset_due(3, 1, 2, 1), 2);
+}
+
+// A member due for a reset starts from fresh values whatever start model it was given (the same
+// bytes from two different starts); without the reset its start matters.
+TEST(OtfRound, AResetMemberForgetsItsWarmStart) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  in.committee = 2;
+  const nep::OtfRoundResult r1 = nep::train_otf_round(in, nullptr);
+  ASSERT_EQ(r1.members.size(), 1u);
+  in.has_start = true;
+  in.start = r1.model;
+  in.round = 2;
+  in.epochs = 2;  // a reset member trains nep.in's 6 epochs
+  auto member_from = [&](const nep::Model& start, int reset) {
+    in.member_starts = {start};
+    in.member_reset = reset;
+    return nep::format_model(nep::train_otf_round(in, nullptr).members.at(0));
+  };
+  const std::string a = member_from(r1.members[0], 1), b = member_from(r1.model, 1);
+  EXPECT_EQ(a, b);
+  const std::string kept_a = member_from(r1.members[0], 0), kept_b = member_from(r1.model, 0);
+  EXPECT_NE(kept_a, kept_b);
+  EXPECT_NE(a, kept_a);
+  in.round = 3;  // the next generation: other initial values
+  EXPECT_NE(member_from(r1.model, 1), a);
 }
 
 }  // namespace

@@ -12,11 +12,15 @@ frames_in_buffer, training_rounds, audits, audit_misses, calibration_factor, han
 calls_by_reason               from the log and history.jsonl
 max_buffered_force_eV_per_A   the largest force in the buffer (frames above fmax = 20 are never buffered)
 wall_seconds                  the active run (MD, committee, teacher calls, training, the final round)
+trajectory_windows            per 1000 MD steps of the student-driven run (../otf-si/observables.in): mean
+                              temperature, potential energy per atom of the driving model, first g(r) peak;
+                              benchmarks/active/si judges them against a teacher-driven run's
 """
 import json, math, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "otf-si"))
 from heldout import force_rmse, read_xyz  # noqa: E402  (examples/otf-si/heldout.py)
+from observables import windows  # noqa: E402  (examples/otf-si/observables.py)
 
 out = sys.argv[1]
 wall = float(sys.argv[2]) if len(sys.argv) > 2 else float("nan")
@@ -71,7 +75,12 @@ summary = {
     "test_frames": len(ref_f) // (3 * 512) if ref_f else 0,
     "wall_seconds": wall,
 }
+if os.path.exists(os.path.join(out, "window.dat")):
+    summary["trajectory_windows"] = [{k: w[k] for k in ("end_step", "temp_K", "pe_eV_per_atom", "first_peak_A") if k in w}
+                                     for w in windows(out, 512)]
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=2)
 print("otf-si-active summary (" + os.path.join(out, "summary.json") + ")")
 for key, v in summary.items():
+    if key == "trajectory_windows":
+        v = f"{len(v)} windows"
     print(f"  {key:40s} {v:.4g}" if isinstance(v, float) else f"  {key:40s} {v}")

@@ -10,10 +10,14 @@ rdf_l1_difference             integral |g_teacher(r) - g_student(r)| dr / integr
 teacher/student_atom_steps_per_s  atoms x steps / loop time of the in.compare production runs
 student_nve_drift_meV_per_atom_per_ps  slope of the student's total energy in NVE (linear fit)
 frames_in_buffer, training_rounds, wall_seconds (run.sh's whole run)
+trajectory_windows            per 1000 MD steps of the training run (observables.in): mean temperature,
+                              potential energy per atom, first g(r) peak; benchmarks/active/si judges an
+                              active run's against a teacher-driven run's (observables.py tolerances)
 """
 import json, math, os, re, sys
 
 from heldout import force_rmse, read_xyz
+from observables import windows
 
 out = sys.argv[1]
 wall = float(sys.argv[2]) if len(sys.argv) > 2 else float("nan")
@@ -78,7 +82,12 @@ summary = {
     "teacher_rms_force_eV_per_A": f_rms,
     "wall_seconds": wall,
 }
+if os.path.exists(os.path.join(out, "window.dat")):
+    summary["trajectory_windows"] = [{k: w[k] for k in ("end_step", "temp_K", "pe_eV_per_atom", "first_peak_A") if k in w}
+                                     for w in windows(out, 512)]
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=2)
 print("otf-si summary (" + os.path.join(out, "summary.json") + ")")
 for key, v in summary.items():
+    if key == "trajectory_windows":
+        v = f"{len(v)} windows"
     print(f"  {key:40s} {v:.4g}" if isinstance(v, float) else f"  {key:40s} {v}")

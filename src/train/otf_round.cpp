@@ -33,28 +33,41 @@ struct ModelInput {  // what differs between the driving model and a member
   bool has_start = false;
   const Model* start = nullptr;
   std::vector<int> frames;  // the training frames it sees (a member: a bootstrap resample); empty: all
+  int epochs = 0;           // epochs of the round for this model (0: the round's)
 };
 
 OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundData& data, const std::atomic<bool>* stop);
 
 // member m: a bootstrap resample of the training frames (n draws with replacement), its own seed
-// and warm start
+// (of its generation) and warm start, or fresh values when its reset is due
 ModelInput member_input(const OtfRoundInput& in, int m) {
   using namespace train;
   ModelInput mi;
   mi.cfg = in.cfg;
-  mi.cfg.seed = Rng(in.cfg.seed, Stream::Member, static_cast<uint64_t>(m)).next();
+  const int generation = member_reset_due(in.round, m, in.committee, in.member_reset);
+  mi.cfg.seed = Rng(in.cfg.seed, Stream::Member, static_cast<uint64_t>(m) + (static_cast<uint64_t>(generation) << 16)).next();
   Rng pick(in.cfg.seed, Stream::Bootstrap, (in.round << 8) + static_cast<uint64_t>(m));
   const uint64_t n = in.train.size();
   mi.frames.reserve(n);
   for (uint64_t k = 0; k < n; ++k) mi.frames.push_back(static_cast<int>(pick.below(n)));
-  if (!in.member_starts.empty()) {
+  if (generation > 0) {
+    mi.epochs = std::max(in.epochs > 0 ? in.epochs : in.cfg.epoch, in.cfg.epoch);
+  } else if (!in.member_starts.empty()) {
     mi.has_start = true;
     mi.start = &in.member_starts.at(static_cast<size_t>(m - 1));
   }
   return mi;
 }
 }  // namespace
+
+int member_reset_due(uint64_t round, int m, int committee, int reset) {
+  if (reset <= 0 || committee < 2 || m < 1 || m >= committee || round < 2) return 0;
+  const uint64_t offset = static_cast<uint64_t>(m - 1) * static_cast<uint64_t>(reset) / static_cast<uint64_t>(committee - 1);
+  const uint64_t r = round - 1;  // rounds before this one
+  if (r < offset || (r - offset) % static_cast<uint64_t>(reset) != 0) return 0;
+  const uint64_t k = (r - offset) / static_cast<uint64_t>(reset);  // resets of this member so far, this one included
+  return static_cast<int>(offset == 0 ? k : k + 1);
+}
 
 OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop) {
   if (in.committee < 1) throw Error("on-the-fly round: committee size must be at least 1");
@@ -74,6 +87,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
     OtfRoundResult r = train_one(in, member_input(in, m), data, stop);
     res.stopped = r.stopped;
     res.members.push_back(std::move(r.model));
+    if (member_reset_due(in.round, m, in.committee, in.member_reset) > 0) res.members_reset.push_back(m);
   }
   res.members_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
@@ -107,7 +121,7 @@ OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundDat
   Optimizer opt(trainable_parameters(model), optimizer_options(cfg));
   // learning rate: geometric decay over the round, lr -> lr/10 (not below stop_lr), so every
   // round ends with small steps near its minimum
-  const int base_epochs = in.epochs > 0 ? in.epochs : cfg.epoch;
+  const int base_epochs = mi.epochs > 0 ? mi.epochs : in.epochs > 0 ? in.epochs : cfg.epoch;
   const int64_t batches = (static_cast<int64_t>(res.n_train) + cfg.batch - 1) / cfg.batch;  // per epoch
   const int epochs = in.min_updates > 0
                          ? static_cast<int>(std::max<int64_t>(base_epochs, (in.min_updates + batches - 1) / batches))

@@ -28,6 +28,7 @@ ap.add_argument("--mpi", action="store_true")
 args = ap.parse_args()
 
 NEP_IN = nep_in(epochs=10)
+AUDIT = 0.3    # audit probability of the runs: enough audited frames (>= 5) to calibrate in 940 steps
 
 # the box comes from a data file written once on 1 rank: create_atoms numbers atoms by rank, so a
 # 2-rank run would otherwise hold the same atoms under other IDs
@@ -61,7 +62,7 @@ compute tpe all pair sw
 compute spe all pair nep/gpu
 fix nvt all nvt temp 1000 1000 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.2 threads {threads} keep_rounds yes {fix_extra}
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6 threads {threads} keep_rounds yes {fix_extra}
 thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[7] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14] &
     f_learn[16] f_learn[17] f_learn[18]
 thermo_modify format float %.17g
@@ -214,7 +215,7 @@ pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 2500 2500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit 0.2
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6
 run 200
 run 40
 """
@@ -283,8 +284,8 @@ check(all(0.15 <= e["max_dev_eV_per_A"] < 0.6 for e in lows) and len(lows) > 0,
       f"{len(lows)} lower-threshold calls, each with 0.15 <= deviation < 0.6")
 
 # audits follow the seed, whatever the deviation: exactly the check steps the student drove whose
-# draw is below 0.2 are audited; the trusted ones among them are the "audit" calls
-expect_audited = {s for s in checks if s not in driving and audit_uniform(7, s) < 0.2}
+# draw is below AUDIT are audited; the trusted ones among them are the "audit" calls
+expect_audited = {s for s in checks if s not in driving and audit_uniform(7, s) < AUDIT}
 got_audited = {e["step"] for e in teacher_ev if e.get("audited")}
 expect_audit = {s for s in expect_audited if checks[s]["max_dev_eV_per_A"] < 0.15}
 got_audit = {e["step"] for e in teacher_ev if e["reason"] == "audit"}
@@ -317,6 +318,17 @@ check(abs(last["f_learn[16]"] - max(0.0, c0 - half)) <= 1e-9 and abs(last["f_lea
       f"miss rate 95 % interval [{last['f_learn[16]']:.3f}, {last['f_learn[17]']:.3f}] (Wilson, {misses}/{n_a}); "
       f"{len(pairs)} calibration pairs")
 
+# committee members re-initialised on the staggered schedule of member_reset 6 (the main run's), written
+# out by hand for committee 3 (members 1, 2; offsets 0 and 3): member 2 on rounds 4, 10, 16, ...,
+# member 1 on rounds 7, 13, 19, ...; a final round trains no members
+round_ev = [e for e in ev if e["event"] == "round"]
+schedule = {4: [2], 7: [1], 10: [2], 13: [1], 16: [2], 19: [1], 22: [2], 25: [1]}
+bad = [(e["round"], e.get("members_reset")) for e in round_ev
+       if e.get("members_reset") != ([] if e.get("final") else schedule.get(e["round"], []))]
+check(not bad and max(e["round"] for e in round_ev) >= 4 and max(e["round"] for e in round_ev) <= 25,
+      f"members re-initialised on the staggered rounds of member_reset 6 over {len(round_ev)} rounds "
+      f"({[(e['round'], e['members_reset']) for e in round_ev if e.get('members_reset')]}; wrong: {bad})")
+
 # buffered frames == the teacher recomputed on the same configurations
 kept_steps = [e["step"] for e in teacher_ev if e["kept"]]
 buf = read_buffer(d)
@@ -347,6 +359,22 @@ if ok_t and len(buf) == len(kept_steps) and buf:
     m6 = [0, 4, 8, 1, 2, 5]
     dw = max(rel([b["virial"][k] for k in m6], ref_t[s]["virial"]) for b, s in zip(buf, kept_steps))
     check(max(de, df, dw) <= 1e-10, f"buffered frames equal sw recomputed on those steps: E {de:.1e}, F {df:.1e}, W {dw:.1e}")
+# the student's true error on a call it drove through (lower, audit), as the fix measured it (each
+# rank its own atoms, from the committee's driving model): max over atoms of |F_student - F_teacher|
+# and the RMS over components, recomputed from the dumped forces (the student's stay in the MD on
+# such a step) and the buffered teacher frame
+worst_e, n_e = 0.0, 0
+for b, s in zip(buf, kept_steps):
+    e = next(x for x in teacher_ev if x["step"] == s)
+    if e["reason"] not in ("lower", "audit") or s not in traj:
+        continue
+    fs = [traj[s][k2][3:6] for k2 in sorted(traj[s])]
+    d2 = [sum((a - c) ** 2 for a, c in zip(fa, fb)) for fa, fb in zip(fs, b["force"])]
+    mx, rms = max(d2) ** 0.5, (sum(d2) / (3 * len(d2))) ** 0.5
+    worst_e = max(worst_e, abs(e["true_max_err_eV_per_A"] - mx) / mx, abs(e["true_rmse_f_eV_per_A"] - rms) / rms)
+    n_e += 1
+check(n_e >= 5 and worst_e <= 1e-8, f"true error of {n_e} student-driven calls = the dumped student forces against the "
+      f"buffered teacher frame ({worst_e:.1e})")
 # forces on student-driven steps (no teacher call) are the student model's in use then: round k's
 # model (kept as si.nep.txt.roundk) from the step after its adoption
 compared, worst, ok_all, models = 0, 0.0, True, len(student_runs)
@@ -418,12 +446,14 @@ model_bytes = lambda name: open(os.path.join(gdir, name), "rb").read()
 check(fin.get("final") is True and fin["step"] == 600 and fin["epochs"] == 2 and len(rounds_g) >= 2
       and sum(e.get("final", False) for e in rounds_g) == 1
       and model_bytes("si.nep.txt") == model_bytes(f"si.nep.txt.round{fin['round']}")
-      and model_bytes("si.nep.txt") != model_bytes(f"si.nep.txt.round{fin['round'] - 1}")
+      # a round that does not improve its start keeps it (its history says so): then the same bytes
+      and (model_bytes("si.nep.txt") == model_bytes(f"si.nep.txt.round{fin['round'] - 1}")) == fin["reverted"]
       # the final round trains the driving model only: the members stay those of the round before
       and model_bytes("si.nep.txt.member1") == model_bytes(f"si.nep.txt.round{fin['round'] - 1}.member1")
       and not os.path.exists(os.path.join(gdir, f"si.nep.txt.round{fin['round']}.member1")),
       f"final_round 2: round {fin.get('round')} at step {fin.get('step')} ({fin.get('epochs')} epochs, final "
-      f"{fin.get('final')}) wrote si.nep.txt, unlike round {fin.get('round', 1) - 1}; the members kept")
+      f"{fin.get('final')}) wrote si.nep.txt ({'reverted: the same as' if fin.get('reverted') else 'unlike'} round "
+      f"{fin.get('round', 1) - 1}); the members kept")
 # fmax 0.5 eV/A: every teacher frame explodes: none buffered, each counted as rejected
 p, log_f = started["fmax"].finish()
 last_f = thermo_rows(log_f)[-1]
@@ -520,8 +550,10 @@ bad = [
      "is spent while the teacher drives and the student has no model yet"),
     ("fix_modify final_round -1", deck(first=10, after=(), dump=False) + "fix_modify learn final_round -1\n",
      "final_round E needs E >= 0"),
+    ("member_reset -1", deck(first=10, after=(), dump=False).replace("member_reset 6", "member_reset -1"),
+     "member_reset must be >= 0"),
     ("true units without audits", deck(first=10, after=(), dump=False).replace(
-        "threshold 0.15 0.6 adopt_after 50 50 audit 0.2", "threshold 0.15 0.6 true adopt_after 50 50 audit 0"),
+        f"threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT}", "threshold 0.15 0.6 true adopt_after 50 50 audit 0"),
      "needs 'audit P' with P > 0"),
     ("no cutoff for a model-less nep", deck(first=10, after=(), dump=False).replace(" cutoff 4.2", ""), "needs 'pair_style nep/gpu cutoff R'"),
 ]

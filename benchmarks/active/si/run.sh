@@ -6,7 +6,8 @@
 # final_round E before the last run). The run's own model (si.nep.txt) of each is scored on
 # held-out teacher frames drawn per state (in.states: crystal 300, 900, 1500 K, liquid 2000 K;
 # seeds none of the examples use), per state and overall; wall time and teacher evaluations.
-# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300]      (about 40 min on 2 cores)
+# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300]      (about 25 min on 2 cores)
+# Other settings of the active side: SI_ACTIVE_VARS="-var NAME VALUE ..." (e.g. "-var hi 1.2").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -36,7 +37,8 @@ timed() {  # NAME DIR DECK [lmp args]: runs DECK from its example folder, record
 phase "passive: examples/otf-si/in.train, final round $final epochs (log: $out/passive/log.lammps)"
 timed passive "$out/passive" "$repo/examples/otf-si/in.train"
 phase "active: examples/otf-si-active/in.active, final round $final epochs (log: $out/active/log.lammps)"
-timed active "$out/active" "$repo/examples/otf-si-active/in.active" -var budget none
+read -r -a active_vars <<< "${SI_ACTIVE_VARS:-}"
+timed active "$out/active" "$repo/examples/otf-si-active/in.active" -var budget none "${active_vars[@]}"
 
 phase "scoring both run's models per state"
 for side in passive active; do

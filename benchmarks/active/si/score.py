@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Scores of benchmarks/active/si/run.sh: per-state and overall held-out force RMSE of the passive
-and the active run's own model, teacher evaluations, wall seconds; writes OUTDIR/compare.json."""
+and the active run's own model, teacher evaluations, wall seconds, and the trajectory observables
+of the active (student-driven) run against the passive (teacher-driven) run's, per window of 1000
+steps (mean potential energy per atom, g(r); tolerances in examples/otf-si/observables.py; the
+first window of the melt and of the hold are transients, reported and not judged); writes
+OUTDIR/compare.json."""
 import json, os, re, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "examples", "otf-si"))
 from heldout import read_xyz  # noqa: E402  (examples/otf-si/heldout.py)
+import observables  # noqa: E402  (examples/otf-si/observables.py)
 
 out = sys.argv[1]
 states = ["c300", "c900", "c1500", "l2000"]
@@ -30,6 +35,12 @@ for side in ("passive", "active"):
 p, a = res["passive"], res["active"]
 res["ratio_active_over_passive"] = {s: a["per_state_meV_per_A"][s] / p["per_state_meV_per_A"][s] for s in states}
 res["ratio_active_over_passive"]["overall"] = a["heldout_force_rmse_meV_per_A"] / p["heldout_force_rmse_meV_per_A"]
+# observables: windows of 1000 steps; the phases end at 10000 (heat), 13000 (melt), 20000 (hold)
+natoms = 512
+win = {side: observables.windows(os.path.join(out, side), natoms) for side in ("passive", "active")}
+res["observables"] = observables.compare(win["passive"], win["active"], skip=(11000, 14000))
+res["observables"]["noise_floor_rdf_l1_teacher_hold"] = observables.noise_floor(
+    win["passive"], list(range(15000, 20001, 1000)))
 json.dump(res, open(os.path.join(out, "compare.json"), "w"), indent=2)
 print(f"{'':10s} {'passive':>10s} {'active':>10s} {'ratio':>7s}")
 for s in states + ["overall"]:
@@ -38,3 +49,10 @@ for s in states + ["overall"]:
     print(f"{s:10s} {pv:10.1f} {av:10.1f} {av / pv:7.2f}   (force RMSE, meV/A)")
 for k in ("teacher_evaluations", "md_steps", "wall_seconds"):
     print(f"{k:20s} passive {p[k]:.6g}  active {a[k]:.6g}")
+print(f"{'window':>8s} {'T passive':>9s} {'T active':>9s} {'dPE meV/at':>10s} {'g(r) L1':>8s}")
+for w in res["observables"]["windows"]:
+    print(f"{w['end_step']:8d} {w['temp_K'][0]:9.0f} {w['temp_K'][1]:9.0f} {w['pe_diff_meV_per_atom']:10.2f} "
+          f"{w['rdf_l1']:8.3f}{'' if w['judged'] else '  (transient, not judged)'}{'' if w['within'] else '  OUT'}")
+print("teacher's own window-to-window g(r) L1 in the hold:",
+      " ".join(f"{x:.3f}" for x in res["observables"]["noise_floor_rdf_l1_teacher_hold"]))
+print("observables within tolerance in every judged window:", res["observables"]["all_judged_within"])

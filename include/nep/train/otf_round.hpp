@@ -38,6 +38,11 @@ struct OtfRoundInput {
   // when given. Their spread on a configuration is the uncertainty of the main model there.
   int committee = 1;
   std::vector<Model> member_starts;     // empty, or committee - 1 models
+  // Members are re-initialised every member_reset rounds, staggered (member_reset_due): a reset
+  // member starts from fresh values of its own generation's seed (stream (seed, Member,
+  // m + generation * 2^16)) and trains max(epochs, nep.in's epoch) epochs, so members do not stay
+  // warm-started neighbours of their first solution forever. 0: never.
+  int member_reset = 0;
 };
 
 struct OtfRoundResult {
@@ -52,8 +57,14 @@ struct OtfRoundResult {
   double train_rmse_e = 0, train_rmse_f = 0, train_rmse_v = 0;
   double heldout_rmse_e = 0, heldout_rmse_f = 0;
   std::vector<Model> members;           // committee members 1..committee-1
+  std::vector<int> members_reset;       // the members (1..committee-1) re-initialised in this round
   double members_seconds = 0.0;         // wall time of the members' training
 };
+
+// Member m (1..committee-1) of round `round` (1-based) is re-initialised when this returns a
+// generation > 0: rounds offset_m + 1 + k * reset (k >= 1 for offset 0), offset_m =
+// (m - 1) * reset / (committee - 1), so the resets of different members fall on different rounds.
+int member_reset_due(uint64_t round, int m, int committee, int reset);
 
 // Throws nep::Error (e.g. an element not in nep.in's `type` list). `stop` may be null.
 OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop);

@@ -1,0 +1,65 @@
+"""Trajectory observables of examples/otf-si and examples/otf-si-active (observables.in writes them):
+per window of MD steps the mean temperature, the mean potential energy per atom of the model that
+drove the MD, and the radial distribution function g(r) to 5 A.
+
+windows(outdir, natoms)  -> [{"end_step", "temp_K", "pe_eV_per_atom", "r", "g", "first_peak_A"}]
+compare(teacher, student, skip) -> per window: PE difference (meV/atom) and the RDF distance
+    L1 = sum |g_student - g_teacher| / sum g_teacher over the bins, with the tolerances below.
+"""
+import os
+
+PE_TOL_MEV = 5.0      # |mean PE per atom, student-driven - teacher-driven| per window
+RDF_L1_TOL = 0.05     # relative L1 distance of the window-averaged g(r)
+
+
+def _rows(path):
+    return [l.split() for l in open(path) if l.strip() and not l.startswith("#")]
+
+
+def windows(out, natoms):
+    res = {}
+    for step, temp, pe in (map(float, r) for r in _rows(os.path.join(out, "window.dat"))):
+        res[int(step)] = {"end_step": int(step), "temp_K": temp, "pe_eV_per_atom": pe / natoms}
+    rows = _rows(os.path.join(out, "rdf.dat"))
+    k = 0
+    while k < len(rows):   # fix ave/time mode vector: "step nrows", then nrows rows "i r g coord"
+        step, n = int(rows[k][0]), int(rows[k][1])
+        block = rows[k + 1:k + 1 + n]
+        k += 1 + n
+        w = res.setdefault(step, {"end_step": step})
+        w["r"] = [float(b[1]) for b in block]
+        w["g"] = [float(b[2]) for b in block]
+        w["first_peak_A"] = w["r"][max(range(n), key=lambda i: w["g"][i])]
+    return [res[s] for s in sorted(res)]
+
+
+def compare(teacher, student, skip=()):
+    """teacher, student: windows() of two runs of the same MD protocol; windows ending at a step in
+    `skip` (phase transients, e.g. the melting) are reported but not judged."""
+    s_by = {w["end_step"]: w for w in student}
+    out, ok = [], True
+    for t in teacher:
+        s = s_by.get(t["end_step"])
+        if s is None or "g" not in t or "g" not in s:
+            continue
+        d_pe = 1e3 * (s["pe_eV_per_atom"] - t["pe_eV_per_atom"])
+        l1 = sum(abs(a - b) for a, b in zip(s["g"], t["g"])) / sum(t["g"])
+        judged = t["end_step"] not in skip
+        good = abs(d_pe) <= PE_TOL_MEV and l1 <= RDF_L1_TOL
+        ok = ok and (good or not judged)
+        out.append({"end_step": t["end_step"], "temp_K": [t["temp_K"], s["temp_K"]],
+                    "pe_diff_meV_per_atom": d_pe, "rdf_l1": l1,
+                    "first_peak_A": [t["first_peak_A"], s["first_peak_A"]], "judged": judged, "within": good})
+    return {"pe_tolerance_meV_per_atom": PE_TOL_MEV, "rdf_l1_tolerance": RDF_L1_TOL, "windows": out,
+            "all_judged_within": ok}
+
+
+def noise_floor(teacher, steps):
+    """RDF L1 distance between consecutive windows of one run in a steady state (windows ending at
+    `steps`): what statistics alone give."""
+    by = {w["end_step"]: w for w in teacher}
+    d = []
+    for a, b in zip(steps, steps[1:]):
+        if a in by and b in by:
+            d.append(sum(abs(x - y) for x, y in zip(by[a]["g"], by[b]["g"])) / sum(by[a]["g"]))
+    return d
