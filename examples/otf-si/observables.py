@@ -12,6 +12,11 @@ PE_TOL_MEV = 5.0      # |mean PE per atom, student-driven - teacher-driven| per 
 RDF_L1_TOL = 0.05     # relative L1 distance of the window-averaged g(r)
 
 
+def _l1(g, ref):
+    """relative L1 distance of g(r) from ref over the same bins"""
+    return sum(abs(a - b) for a, b in zip(g, ref)) / sum(ref)
+
+
 def _rows(path):
     return [l.split() for l in open(path) if l.strip() and not l.startswith("#")]
 
@@ -43,7 +48,7 @@ def compare(teacher, student, skip=()):
         if s is None or "g" not in t or "g" not in s:
             continue
         d_pe = 1e3 * (s["pe_eV_per_atom"] - t["pe_eV_per_atom"])
-        l1 = sum(abs(a - b) for a, b in zip(s["g"], t["g"])) / sum(t["g"])
+        l1 = _l1(s["g"], t["g"])
         judged = t["end_step"] not in skip
         good = abs(d_pe) <= PE_TOL_MEV and l1 <= RDF_L1_TOL
         ok = ok and (good or not judged)
@@ -61,5 +66,5 @@ def noise_floor(teacher, steps):
     d = []
     for a, b in zip(steps, steps[1:]):
         if a in by and b in by:
-            d.append(sum(abs(x - y) for x, y in zip(by[a]["g"], by[b]["g"])) / sum(by[a]["g"]))
+            d.append(_l1(by[b]["g"], by[a]["g"]))
     return d
