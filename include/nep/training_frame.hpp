@@ -22,11 +22,15 @@ struct TrainingFrame {
   double virial[9] = {0};            // row-major, LAMMPS/GPUMD sign
   bool has_forces = false;
   std::vector<double> forces;        // 3N
+  // per-atom weights of the force labels (N; empty: every atom 1). 0 masks an atom's force: a
+  // frame carved around uncertain atoms labels only its core (fix nep/train carve)
+  std::vector<double> force_weight;
   double weight = 1.0;
   std::string config_type;
   int source_line = 0;               // line of the atom-count line in the file read
 
   int natoms() const { return static_cast<int>(species.size()); }
+  double force_weight_of(int i) const { return force_weight.empty() ? 1.0 : force_weight[static_cast<size_t>(i)]; }
   double volume() const;
 };
 
