@@ -90,18 +90,32 @@ class FixNEPTrain : public Fix {
   // (xx yy zz xy xz yz) -> checked frame on rank 0, scored with the current model, buffered
   // unless rejected: non-finite, not selected (passive select error), or exploded (active fmax).
   // scored: the current model's error on the frame already reduced over ranks ({sum of squared
-  // force components, max per-atom error}: mode active, from the committee's driving model), so
+  // force components, max per-atom error, atoms}: mode active, from the committee's driving model), so
   // rank 0 does not evaluate the whole frame again; null: rank 0 scores it
   FrameOutcome take_frame(const double ev_local[7], bool active_frame, const double *scored = nullptr);
   bool gather_frame(const double ev_total[7], nep::TrainingFrame &fr, std::vector<int> &types);
-  void score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se, double &max_err);
+  void score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se, double &max_err,
+                   bigint &n);
+  // ---- carve CORE K (fix_nep_train_carve.cpp): frames carved around the most uncertain atoms
+  double carve_outer = 0.0;        // region radius: CORE + 2 rc (nep.in's largest cutoff)
+  bool carve_warned = false;       // the box was too small for a region (whole frames instead)
+  std::vector<bigint> carved_centres;    // rank 0: atom IDs of the last call's centres (history)
+  std::vector<double> carve_pre;   // this call's centres (3 each), chosen before the teacher ran
+  bool carve_cut = false;          // the teacher was computed near carve_pre only
+  bool carve_teacher_plan();
+  std::vector<char> atoms_near_centres(double radius) const;
+  double teacher_cutoff() const;
+  bool carve_fits_box() const;
+  std::string carved_json() const;
+  std::vector<double> carve_centres(const double *key);
+  bool gather_carved(const double *key, std::vector<nep::TrainingFrame> &out, std::vector<std::vector<int>> &types);
   // ---- mode active (fix_nep_train_active.cpp)
   void active_init();
   void active_setup();
   void active_after_setup();
   void budget_check(bigint step);
   void active_pre_reverse(int eflag, int vflag);
-  void student_error(double out[2]);
+  void student_error(double out[3]);
   void active_end_of_step();
   double active_vector(int i) const;
   double committee_deviation();

@@ -187,22 +187,28 @@ double FixNEPTrain::committee_deviation()
 
 // The driving model's error on this step's teacher forces (fcopy), from the committee's forces of
 // the driving model (cforce[0], owned atoms complete): {sum over atoms and components of the
-// squared error, max over atoms of |F_model - F_teacher|}, reduced over ranks. Each rank scores
-// its own atoms: the whole frame is never evaluated again on one rank.
-void FixNEPTrain::student_error(double out[2])
+// squared error, max over atoms of |F_model - F_teacher|, atoms scored}, reduced over ranks. Each
+// rank scores its own atoms: the whole frame is never evaluated again on one rank. With the
+// teacher computed near the carved centres only (carve_cut), the atoms within CORE of a centre,
+// whose teacher forces are exact.
+void FixNEPTrain::student_error(double out[3])
 {
   nep::ScopedStage stage("otf_student_error");
   const int nlocal = atom->nlocal;
   const std::vector<double> &fm = act->cforce[0];
-  double se = 0.0, mx = 0.0;
+  const std::vector<char> core = carve_cut ? atoms_near_centres(opt->carve_core) : std::vector<char>();
+  double se = 0.0, mx = 0.0, n = 0.0;
   for (int i = 0; i < nlocal; ++i) {
+    if (carve_cut && !core[i]) continue;
     double e2 = 0.0;
     for (int d = 0; d < 3; ++d) e2 += (fm[3 * i + d] - fcopy[3 * i + d]) * (fm[3 * i + d] - fcopy[3 * i + d]);
     se += e2;
     mx = std::max(mx, std::sqrt(e2));
+    n += 1.0;
   }
   MPI_Allreduce(&se, &out[0], 1, MPI_DOUBLE, MPI_SUM, world);
   MPI_Allreduce(&mx, &out[1], 1, MPI_DOUBLE, MPI_MAX, world);
+  MPI_Allreduce(&n, &out[2], 1, MPI_DOUBLE, MPI_SUM, world);
 }
 
 // The teacher's forces, energy and virial for this step, into fcopy (ghosts folded) and `ev`.
@@ -212,6 +218,8 @@ void FixNEPTrain::student_error(double out[2])
 bool FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
 {
   nep::ScopedStage stage("otf_teacher");
+  carve_cut = false;
+  carve_pre.clear();
   const int nall = atom->nlocal + atom->nghost;
   double **f = atom->f;
   act->fbackup.resize(3 * static_cast<size_t>(nall));
@@ -229,6 +237,31 @@ bool FixNEPTrain::call_teacher(int eflag, int vflag, bool keep_forces)
       explicit Soft(int *f) : flag(f) { if (flag) *flag = 1; }
       ~Soft() { if (flag) *flag = 0; }
     } soft(static_cast<int *>(act->teacher->extract("ipi_soft", dim)));
+    // carve CORE K, the student driving: the teacher's list cut to the regions' atoms while it
+    // computes (restored also if it throws); its energy and virial are then partial, and unused
+    struct ListCut {
+      NeighList *list = nullptr;
+      int inum = 0;
+      int *ilist = nullptr;
+      ~ListCut() {
+        if (list) {
+          list->inum = inum;
+          list->ilist = ilist;
+        }
+      }
+    } cut;
+    std::vector<int> sub;
+    if (!keep_forces && carve_teacher_plan()) {
+      NeighList *l = act->teacher->list;
+      const std::vector<char> near = atoms_near_centres(opt->carve_core + teacher_cutoff());
+      for (int ii = 0; ii < l->inum; ++ii)
+        if (l->ilist[ii] < atom->nlocal && near[l->ilist[ii]]) sub.push_back(l->ilist[ii]);
+      cut.list = l;
+      cut.inum = l->inum;
+      cut.ilist = l->ilist;
+      l->inum = static_cast<int>(sub.size());
+      l->ilist = sub.data();
+    }
     act->teacher->compute(eflag, vflag);    // its own tallies (ev_init), virial by fdotr on its forces alone
   }
   const bool ok = !(failed && *failed);
@@ -289,7 +322,7 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
     const Pair *src = plan.compute_teacher ? act->teacher : force->pair;
     double ev[7] = {src->eng_vdwl + src->eng_coul, 0, 0, 0, 0, 0, 0};
     for (int c = 0; c < 6; ++c) ev[1 + c] = src->virial[c];
-    double scored[2] = {0.0, 0.0};
+    double scored[3] = {0.0, 0.0, 0.0};
     if (committee) student_error(scored);
     const FrameOutcome out = take_frame(ev, true, committee ? scored : nullptr);
     ctl.record_label(plan, committee, sigma, out.max_err);
@@ -300,13 +333,34 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
                                 "\"calibration_factor\":{:.9g}",
                                 step, nep::reason_name(plan.reason), sigma, out.max_err, out.rmse,
                                 out.kept ? "true" : "false", plan.teacher_drove ? "teacher" : "student",
-                                ctl.teacher_evaluations(), plan.audited ? "true" : "false", ctl.calibration_factor()));
+                                ctl.teacher_evaluations(), plan.audited ? "true" : "false", ctl.calibration_factor()) +
+                    carved_json());
     if (out.kept) sampled_now = true;
   }
   if (comm->me == 0 && committee)
     history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
                               sigma, teacher_drove ? "teacher" : "student"));
   budget_check(step);
+}
+
+// ,"carved_centres":[IDs] of the last teacher call's regions (carve CORE K), else nothing
+std::string FixNEPTrain::carved_json() const
+{
+  if (carved_centres.empty()) return "";
+  std::string s = ",\"carved_centres\":[";
+  for (size_t k = 0; k < carved_centres.size(); ++k) s += (k ? "," : "") + std::to_string(carved_centres[k]);
+  return s + "]";
+}
+
+// The teacher sub-style's largest cutoff over the type pairs it was given (hybrid sets its cutsq)
+double FixNEPTrain::teacher_cutoff() const
+{
+  double c2 = 0.0;
+  for (int i = 1; i <= atom->ntypes; ++i)
+    for (int j = i; j <= atom->ntypes; ++j)
+      if (act->teacher->setflag && (act->teacher->setflag[i][j] || act->teacher->setflag[j][i]))
+        c2 = std::max(c2, act->teacher->cutsq[i][j]);
+  return std::sqrt(c2);
 }
 
 // The budget is a hard cap: spent while the teacher drives, the student drives from the next force

@@ -11,6 +11,7 @@
 #include "utils.h"
 
 #include "fix_nep_train_impl.h"
+#include "nep/carve.hpp"
 #include "nep_plugin_common.h"
 
 #include <algorithm>
@@ -44,12 +45,15 @@ void FixNEPTrain::read_nep_in()
       impl->cfg = nep::read_train_config(opt->input_path);
       impl->cfg.seed = static_cast<uint64_t>(opt->seed);
       for (const auto &w : impl->cfg.warnings) error->warning(FLERR, "fix nep/train: {}", w);
+      if (opt->carve_regions > 0)
+        carve_outer = nep::carve_outer_radius(opt->carve_core, nep::make_model_skeleton(impl->cfg).cutoff_max());
     } catch (std::exception &e) {
       err = e.what();
     }
   }
   err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: {}", err);
+  MPI_Bcast(&carve_outer, 1, MPI_DOUBLE, 0, world);
   const std::string elements = nep_lmp::bcast_string(comm->me == 0 ? nep_lmp::join(impl->cfg.elements) : "", world);
   const std::vector<std::string> nep_elements = utils::split_words(elements);
   std::vector<std::string> &type_elements = opt->type_elements;

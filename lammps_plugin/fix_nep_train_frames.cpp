@@ -86,9 +86,10 @@ bool FixNEPTrain::gather_frame(const double ev_total[7], nep::TrainingFrame &fr,
 }
 
 // Rank 0: the current model on a frame it has never seen (honest error, and the selection rule):
-// the frame's summed squared force error and the largest per-atom force error
+// the frame's summed squared force error and the largest per-atom force error, over its labelled
+// atoms (a carved frame: its core); `n` receives the labelled force components
 void FixNEPTrain::score_frame(const nep::TrainingFrame &fr, const std::vector<int> &types, double &se,
-                              double &max_err)
+                              double &max_err, bigint &n)
 {
   const size_t natoms = types.size();
   nep::Structure s;
@@ -100,12 +101,15 @@ void FixNEPTrain::score_frame(const nep::TrainingFrame &fr, const std::vector<in
   const nep::Prediction p = impl->calc->compute(s, false);
   se = 0.0;
   max_err = 0.0;
-  for (size_t k = 0; k < 3 * natoms; ++k) se += (p.force[k] - fr.forces[k]) * (p.force[k] - fr.forces[k]);
   for (size_t k = 0; k < natoms; ++k) {
+    const double w = fr.force_weight_of(static_cast<int>(k));
+    if (w == 0.0) continue;
     double e2 = 0.0;
     for (int d = 0; d < 3; ++d) e2 += std::pow(p.force[3 * k + d] - fr.forces[3 * k + d], 2);
+    se += w * e2;
     max_err = std::max(max_err, std::sqrt(e2));
   }
+  n = 3 * static_cast<bigint>(fr.force_labelled_atoms());
 }
 
 FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool active_frame, const double *scored)
@@ -113,9 +117,24 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
   double mine_ev[7], tot[7];    // a copy: LAMMPS's STUBS MPI_Allreduce takes a non-const buffer
   std::copy(ev, ev + 7, mine_ev);
   MPI_Allreduce(mine_ev, tot, 7, MPI_DOUBLE, MPI_SUM, world);
-  nep::TrainingFrame fr;
-  std::vector<int> types;
-  const bool finite = gather_frame(tot, fr, types);
+  // carve CORE K: the regions around the most uncertain atoms (a box too small for a region:
+  // the whole frame, warned once); else the whole frame
+  std::vector<nep::TrainingFrame> frs;
+  std::vector<std::vector<int>> types;
+  bool finite;
+  if (!carve_cut) carved_centres.clear();
+  if (opt->carve_regions > 0 && carve_fits_box()) {
+    finite = gather_carved(act && act->have_committee() ? act->sigma.data() : nullptr, frs, types);
+    finite = finite && std::isfinite(tot[0]);
+  } else {
+    if (opt->carve_regions > 0 && !carve_warned && comm->me == 0)
+      error->warning(FLERR, "fix nep/train: a carved region ({:.4g} Angstrom) does not fit the periodic box: whole "
+                     "frames are buffered", carve_outer);
+    carve_warned = true;
+    frs.resize(1);
+    types.resize(1);
+    finite = gather_frame(tot, frs[0], types[0]);
+  }
 
   // rank 0: check, select, append. st: frames, rejected, fresh_se, fresh_n, kept, max error, rmse, exploded
   double st[8] = {static_cast<double>(frames), static_cast<double>(rejected), fresh_se, static_cast<double>(fresh_n),
@@ -123,56 +142,71 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
   std::string err, warn;
   if (comm->me == 0) {
     nep::ScopedStage stage("otf_check_buffer_frame");    // rank 0: check, score (if not scored), append
-    const bigint natoms = static_cast<bigint>(types.size());
-    double max_err = 0.0, frame_se = 0.0, fbig = 0.0;    // fbig: largest teacher force component
-    for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
-    bool keep = true;
+    double max_err = 0.0, call_se = 0.0;                 // the call's: max per-atom error, squared sum
+    bigint call_n = 0;
+    bool any_kept = false;
     if (!finite) {
-      keep = false;
       ++rejected;
       warn = fmt::format("fix nep/train: step {}: the teacher gave non-finite energy, virial, forces or positions; "
                          "frame rejected (nothing else changed)", update->ntimestep);
-    } else if (active_frame && !act->ctl.within_fmax(fbig)) {
-      keep = false;    // an exploded structure: its labels would teach the model nothing it can use
-      ++rejected;
-      st[7] = 1.0;
-      warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
-                         "not buffered", update->ntimestep, fbig, act->ctl.settings().fmax);
+    }
+    if (finite && scored) {    // the whole frame's error, reduced over ranks (mode active)
+      call_se = scored[0];
+      max_err = scored[1];
+      call_n = 3 * static_cast<bigint>(scored[2]);
+    }
+    for (size_t f = 0; finite && f < frs.size() && err.empty(); ++f) {
+      const nep::TrainingFrame &fr = frs[f];
+      double fbig = 0.0;    // largest teacher force component
+      for (double v : fr.forces) fbig = std::max(fbig, std::fabs(v));
+      bool keep = true;
+      if (active_frame && !act->ctl.within_fmax(fbig)) {
+        keep = false;    // an exploded structure: its labels would teach the model nothing it can use
+        ++rejected;
+        st[7] = 1.0;
+        warn = fmt::format("fix nep/train: step {}: a teacher force of {:.3g} eV/Angstrom exceeds fmax {:.3g}; frame "
+                           "not buffered", update->ntimestep, fbig, act->ctl.settings().fmax);
+      }
+      if (!scored && impl->calc) {
+        try {
+          double se = 0.0, mx = 0.0;
+          bigint n = 0;
+          score_frame(fr, types[f], se, mx, n);
+          call_se += se;
+          call_n += n;
+          max_err = std::max(max_err, mx);
+          if (keep && opt->select_threshold >= 0.0 && n > 0 && std::sqrt(se / n) <= opt->select_threshold) {
+            keep = false;
+            ++rejected;
+          }
+        } catch (std::exception &e) {
+          err = e.what();
+        }
+      }
+      if (keep && err.empty()) {
+        try {
+          impl->buffer->add(fr);
+          frames = impl->buffer->frames();
+          any_kept = true;
+        } catch (std::exception &e) {
+          err = e.what();
+        }
+      }
     }
     if (finite && (scored || impl->calc)) {
-      try {
-        if (scored) {
-          frame_se = scored[0];
-          max_err = scored[1];
-        } else {
-          score_frame(fr, types, frame_se, max_err);
-        }
-        fresh_se += frame_se;
-        fresh_n += 3 * natoms;
-        if (keep && opt->select_threshold >= 0.0 && std::sqrt(frame_se / (3.0 * natoms)) <= opt->select_threshold) {
-          keep = false;
-          ++rejected;
-        }
-      } catch (std::exception &e) {
-        err = e.what();
-      }
-    }
-    if (keep && err.empty()) {
-      try {
-        impl->buffer->add(fr);
-        frames = impl->buffer->frames();
-      } catch (std::exception &e) {
-        err = e.what();
-      }
+      fresh_se += call_se;
+      fresh_n += call_n;
     }
     st[0] = static_cast<double>(frames);
     st[1] = static_cast<double>(rejected);
     st[2] = fresh_se;
     st[3] = static_cast<double>(fresh_n);
-    st[4] = keep && err.empty() ? 1.0 : 0.0;
+    st[4] = any_kept && err.empty() ? 1.0 : 0.0;
     st[5] = max_err;
-    st[6] = natoms > 0 ? std::sqrt(frame_se / (3.0 * natoms)) : 0.0;
+    st[6] = call_n > 0 ? std::sqrt(call_se / call_n) : 0.0;
   }
+  carve_cut = false;    // this call's centres are spent
+  carve_pre.clear();
   err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
   if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);

@@ -153,6 +153,15 @@ nep::KeywordTable fix_nep_train_keywords(FixNEPTrainSettings &s, int ntypes)
            throw Error("select must be 'every' or 'error X', not '" + v.word(v.size() - 1) + "'");
          }
        }},
+      {"carve", "CORE K", 2, 2,
+       "buffer the regions around the K most uncertain atoms (committee deviation; without a committee, largest "
+       "teacher force) instead of the whole frame: atoms within CORE Angstrom of a centre are labelled, the region "
+       "holds every atom within CORE + 2 rc (nep.in's largest cutoff) (default: whole frames)",
+       [&](const KeywordValues &v) {
+         s.carve_core = v.real(0, -kInf, kInf);
+         s.carve_regions = int_value(v, 1);
+         if (!(s.carve_core > 0.0) || s.carve_regions < 1) throw Error("carve CORE K needs CORE > 0 (Angstrom) and K >= 1");
+       }},
       {"threads", "T", 1, 1, "OpenMP threads of the training thread (default 1; results do not depend on it)",
        [&](const KeywordValues &v) { s.threads = int_value(v, 0); }},
       {"nice", "n", 1, 1, "lower the training thread's priority by n (Linux nice value, default 0)",

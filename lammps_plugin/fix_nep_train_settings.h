@@ -28,6 +28,8 @@ struct FixNEPTrainSettings {
   int64_t capacity = 1000;           // training frames held in memory (reservoir)
   double heldout = 0.1;              // held-out fraction
   double select_threshold = -1.0;    // select error X (eV/A); < 0: keep every frame
+  double carve_core = 0.0;           // carve CORE K: labelled radius around each centre (Angstrom)
+  int carve_regions = 0;             // ... and at most K regions a teacher call (0: whole frames)
   int threads = 1, nice = 0;
   bool deploy = false;
   bool keep_rounds = false;          // also write MODEL.roundN for every adopted round

@@ -31,6 +31,14 @@ struct TrainingFrame {
 
   int natoms() const { return static_cast<int>(species.size()); }
   double force_weight_of(int i) const { return force_weight.empty() ? 1.0 : force_weight[static_cast<size_t>(i)]; }
+  // atoms whose force is a label (weight > 0): the force RMSE and the loss average over these
+  int force_labelled_atoms() const {
+    if (!has_forces) return 0;
+    if (force_weight.empty()) return natoms();
+    int n = 0;
+    for (double w : force_weight) n += w > 0.0 ? 1 : 0;
+    return n;
+  }
   double volume() const;
 };
 

@@ -70,20 +70,30 @@ double frame_loss(const TrainingFrame& fr, double energy, const double* virial, 
   const int n = fr.natoms();
   const double inv_n = 1.0 / n, wf = fr.weight;
   double loss = 0.0;
-  const double re = (energy - fr.energy) * inv_n;
-  s.se_e += re * re;
-  s.residual_e += re;
-  s.n_e += 1;
-  loss += w.e * cE * wf * re * re;
-  if (wE) *wE = 2.0 * w.e * cE * wf * re * inv_n;
+  if (fr.has_energy) {  // a carved frame has none: its energy is not the system's
+    const double re = (energy - fr.energy) * inv_n;
+    s.se_e += re * re;
+    s.residual_e += re;
+    s.n_e += 1;
+    loss += w.e * cE * wf * re * re;
+    if (wE) *wE = 2.0 * w.e * cE * wf * re * inv_n;
+  } else if (wE) {
+    *wE = 0.0;
+  }
   if (fr.has_forces) {
-    for (int k = 0; k < 3 * n; ++k) {
-      const double r = force[k] - fr.forces[k];
-      s.se_f += r * r;
-      loss += w.f * cF * wf * r * r;
-      if (delta) delta[k] = 2.0 * w.f * cF * wf * r;
+    // per-atom label weights w_i (0: masked): se and loss weight |F_i - F_i^ref|^2 by w_i, the
+    // count is of labelled atoms (a 0/1 mask gives the RMSE over the labelled atoms)
+    for (int i = 0; i < n; ++i) {
+      const double wi = fr.force_weight_of(i);
+      for (int d = 0; d < 3; ++d) {
+        const int k = 3 * i + d;
+        const double r = force[k] - fr.forces[k];
+        s.se_f += wi * r * r;
+        loss += w.f * cF * wf * wi * r * r;
+        if (delta) delta[k] = 2.0 * w.f * cF * wf * wi * r;
+      }
     }
-    s.n_f += 3 * n;
+    s.n_f += 3 * fr.force_labelled_atoms();
   } else if (delta) {
     for (int k = 0; k < 3 * n; ++k) delta[k] = 0.0;
   }
@@ -111,8 +121,8 @@ BatchResult BatchLoss::evaluate(const Model& model, const Dataset& data, const s
   long n_e = 0, n_f = 0, n_v = 0;
   for (int f : frames) {
     const auto& fr = data.frames[f];
-    n_e += 1;
-    if (fr.has_forces) n_f += 3 * fr.natoms();
+    if (fr.has_energy) n_e += 1;
+    n_f += 3 * fr.force_labelled_atoms();
     if (fr.has_virial) n_v += 6;
   }
   const double cE = n_e ? 1.0 / n_e : 0.0, cF = n_f ? 1.0 / n_f : 0.0, cV = n_v ? 1.0 / n_v : 0.0;

@@ -5,8 +5,10 @@
 // outputs and descriptors (predict, descriptors) run the core itself (nep::Evaluator).
 // Loss, mean-squared as in TorchNEP (docs/nep_train.md):
 //   L = lambda_e/N_E sum_f w_f (e_f - e_f^ref)^2                     e = E / N_atoms (eV/atom)
-//     + lambda_f/(3 N_F) sum_atoms w_f |F_i - F_i^ref|^2             (eV/A)
+//     + lambda_f/(3 N_F) sum_atoms w_f w_i |F_i - F_i^ref|^2         (eV/A)
 //     + lambda_v/(6 N_V) sum_f w_f sum_{6 comps} (v_f - v_f^ref)^2   v = W / N_atoms (eV/atom)
+// N_E, N_F, N_V: frames with energy, labelled atoms (per-atom weight w_i > 0; 1 when the frame
+// has none), frames with virial. A carved frame has forces of its core atoms only.
 // Gradient: GradientKernel over fixed 64-atom blocks, each into its own buffer, summed in block
 // order: the same bytes for any number of threads. With `device`, DeviceGradient computes the
 // same forward and gradient (same block order) on the Kokkos default execution space, on its

@@ -24,7 +24,8 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
         throw file_error(name, f.source_line + 2 + i, "element '" + f.species[i] + "' is not in the model's 'type' list");
       t[i] = k;
     }
-    if (!f.has_energy) throw file_error(name, f.source_line + 1, "frame has no energy label");
+    // a frame carved out of a larger system (fix nep/train carve) has forces only
+    if (!f.has_energy && !f.has_forces) throw file_error(name, f.source_line + 1, "frame has no energy and no force label");
     d.types.push_back(std::move(t));
   }
   d.frames = std::move(frames);

@@ -41,9 +41,12 @@ void write_prediction_files(const std::string& dir, const std::string& set, cons
     const auto& fr = data.frames[k];
     const auto& p = pred[k];
     const double n = fr.natoms();
-    std::snprintf(b, sizeof b, "%.10g %.10g\n", p.energy / n, fr.energy / n);
-    e += b;
+    if (fr.has_energy) {  // rows only where there are labels: a carved frame has no energy
+      std::snprintf(b, sizeof b, "%.10g %.10g\n", p.energy / n, fr.energy / n);
+      e += b;
+    }
     for (int i = 0; i < fr.natoms(); ++i) {
+      if (fr.force_weight_of(i) == 0.0) continue;  // masked (outside a carved frame's core)
       const double* r = fr.has_forces ? &fr.forces[3 * i] : nullptr;
       std::snprintf(b, sizeof b, "%.10g %.10g %.10g %.10g %.10g %.10g\n", p.force[3 * i], p.force[3 * i + 1],
                     p.force[3 * i + 2], r ? r[0] : 0.0, r ? r[1] : 0.0, r ? r[2] : 0.0);

@@ -8,6 +8,7 @@
 #   B: hybrid/overlay nep/gpu + sw, fix nep/train mode active, committee MODEL + MODEL.member*,
 #      thresholds no deviation reaches, no audits            -> memory with the committee
 #   C: B with audit 1 (the teacher is called on every check step, the frame buffered)
+#   D: C with carve 2.6 4 (the regions around the 4 most uncertain atoms buffered, not the frame)
 # B and C run with NEP_TIMING=1: the fix's stages are timed where they run (otf_committee,
 # otf_teacher, otf_student_error, otf_gather_frame, otf_check_buffer_frame; the slowest rank's),
 # which a difference of loop times cannot resolve on a VM whose step times vary by 10-30 %.
@@ -45,10 +46,10 @@ EOD
   if [ "$kind" = A ]; then
     printf 'pair_style nep/gpu\npair_coeff * * %s Si\n' "$model"
   else
-    local audit=0; [ "$kind" = C ] && audit=1
+    local audit=0 carve=""; [ "$kind" != B ] && audit=1; [ "$kind" = D ] && carve="carve 2.6 4"
     printf 'pair_style hybrid/overlay nep/gpu cutoff 3.8 sw\npair_coeff * * nep/gpu %s Si\npair_coeff * * sw %s Si\n' "$model" "$sw"
-    printf 'fix learn all nep/train every %s buffer %s/%s.h5 model %s/%s.nep.txt input %s/nep.in start %s train_every 1000000000 mode active teacher sw committee %s threshold 1e6 1e7 audit %s history none\n' \
-      "$every" "$out" "$kind$l" "$out" "$kind$l" "$out" "$model" $((members + 1)) "$audit"
+    printf 'fix learn all nep/train every %s buffer %s/%s.h5 model %s/%s.nep.txt input %s/nep.in start %s train_every 1000000000 mode active teacher sw committee %s threshold 1e6 1e7 audit %s history none %s\n' \
+      "$every" "$out" "$kind$l" "$out" "$kind$l" "$out" "$model" $((members + 1)) "$audit" "$carve"
   fi
   echo "run $steps"
 }
@@ -64,7 +65,7 @@ one() {  # KIND L RANKS: runs it, leaving OUTDIR/KIND_L_RANKS.{log,rss,stderr}
 }
 for l in $sizes; do
   for r in $ranks_list; do
-    for kind in A B C; do one "$kind" "$l" "$r"; done
+    for kind in A B C D; do one "$kind" "$l" "$r"; done
   done
 done
 python3 "$here/score.py" "$out" "$steps" "$every" "$sizes" "$ranks_list"
