@@ -115,6 +115,33 @@ TEST(TrainingFrame, ConfigTypesWithSpacesAndQuotesRoundTrip) {
   }
 }
 
+// per-atom force weights (lammps-nep's force_weight:R:1 column): read, written after the forces,
+// exact round trip; frames without the column keep force_weight empty
+TEST(TrainingFrame, ForceWeightColumnRoundTrips) {
+  const std::string head = "2\nLattice=\"4 0 0 0 5 0 0 0 6\" Properties=species:S:1:pos:R:3:force:R:3:force_weight:R:1";
+  const auto a = nep::parse_training_xyz(head + "\nSi 0 0 0 0.1 0.2 0.3 0\nSi 1 1 1 -0.1 -0.2 -0.3 0.25\n" + kHead +
+                                             kAtoms, "w.xyz");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].force_weight, (std::vector<double>{0.0, 0.25}));
+  EXPECT_EQ(a[0].force_weight_of(1), 0.25);
+  EXPECT_TRUE(a[1].force_weight.empty());
+  EXPECT_EQ(a[1].force_weight_of(1), 1.0);
+  auto frames = a;
+  frames[1].force_weight = {1.0 / 3.0, 7e-300};
+  const std::string text = nep::format_training_xyz(frames);
+  EXPECT_NE(text.find("force:R:3:force_weight:R:1"), std::string::npos) << text;
+  const auto b = nep::parse_training_xyz(text, "roundtrip");
+  ASSERT_EQ(b.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(b[k].force_weight, frames[k].force_weight);
+    EXPECT_EQ(b[k].forces, frames[k].forces);
+  }
+  EXPECT_EQ(nep::format_training_xyz(b), text);
+  // without weights no column is written
+  frames[0].force_weight.clear();
+  EXPECT_EQ(nep::format_training_xyz({frames[0]}).find("force_weight"), std::string::npos);
+}
+
 void expect_reject(const std::string& text, const std::string& where, const std::string& what) {
   try {
     nep::parse_training_xyz(text, "t.xyz");
@@ -150,6 +177,24 @@ TEST(TrainingFrameReject, FlatCell) {
 }
 TEST(TrainingFrameReject, NanForce) {
   expect_reject(kHead + "\nSi 0 0 0 0.1 nan 0.3\nSi 1 1 1 0 0 0\n", "3", "non-finite value 'nan' in column 'force'");
+}
+
+const std::string kWeightHead =
+    "2\nLattice=\"4 0 0 0 5 0 0 0 6\" Properties=species:S:1:pos:R:3:force:R:3:force_weight:R:1\nSi 0 0 0 1 2 3 1\n";
+TEST(TrainingFrameReject, NegativeForceWeight) {
+  expect_reject(kWeightHead + "Si 1 1 1 0 0 0 -0.5\n", "4", "force_weight must be >= 0, got -0.5");
+}
+TEST(TrainingFrameReject, NanForceWeight) {
+  expect_reject(kWeightHead + "Si 1 1 1 0 0 0 nan\n", "4", "non-finite value 'nan' in column 'force_weight'");
+}
+TEST(TrainingFrameReject, ForceWeightWithoutForces) {
+  expect_reject("1\nLattice=\"4 0 0 0 5 0 0 0 6\" Properties=species:S:1:pos:R:3:force_weight:R:1\nSi 0 0 0 1\n", "2",
+                "column 'force_weight' needs a force column");
+}
+TEST(TrainingFrameReject, ForceWeightWidth) {
+  expect_reject("1\nLattice=\"4 0 0 0 5 0 0 0 6\" Properties=species:S:1:pos:R:3:force:R:3:force_weight:R:2\n"
+                "Si 0 0 0 1 2 3 1 1\n",
+                "2", "column 'force_weight' must be R:1");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // GPUMD conventions (main_nep/structure.cu): Lattice is mandatory; energy = total energy (eV);
 // virial = 9 components of the total virial (eV, LAMMPS sign: W = -dE/dstrain); stress (eV/A^3)
 // gives virial = -stress * volume; when both are present virial wins; weight (default 1) and
-// config_type are optional; per-atom species, pos and force (or forces) columns. Keys are
+// config_type are optional; per-atom species, pos and force (or forces) columns, and an optional
+// force_weight:R:1 column (lammps-nep's, with a force column only; finite, >= 0). Keys are
 // case-insensitive.
 #pragma once
 #include <string>
@@ -47,7 +48,7 @@ struct TrainingFrame {
 std::vector<TrainingFrame> read_training_xyz(const std::string& path);
 std::vector<TrainingFrame> parse_training_xyz(const std::string& text, const std::string& name);
 // Writes energy=, virial="..." (never stress), weight= (when != 1), config_type=, force columns
-// when present; numbers in shortest exact form, so read(write(frames)) == frames.
+// when present (force_weight when non-empty); numbers in shortest exact form, so read(write(frames)) == frames.
 std::string format_training_xyz(const std::vector<TrainingFrame>& frames);
 void write_training_xyz(const std::string& path, const std::vector<TrainingFrame>& frames);
 

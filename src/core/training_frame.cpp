@@ -75,6 +75,16 @@ std::vector<TrainingFrame> parse_training_xyz(const std::string& text, const std
       t.has_forces = true;
       t.forces = f->values;
     }
+    if (const XyzColumn* w = fr.column("force_weight")) {
+      if (w->kind != 'R' || w->width != 1)
+        throw file_error(file, info_line, "column '" + w->name + "' must be R:1, got " + std::string(1, w->kind) + ":" +
+                                              std::to_string(w->width));
+      if (!f) throw file_error(file, info_line, "column '" + w->name + "' needs a force column");
+      for (size_t i = 0; i < w->values.size(); ++i)  // the reader has checked them finite
+        if (!(w->values[i] >= 0))
+          throw file_error(file, fr.line + 2 + static_cast<int>(i), "force_weight must be >= 0, got " + num(w->values[i]));
+      t.force_weight = w->values;
+    }
     auto it = fr.info.find("energy");
     if (it != fr.info.end()) {
       t.energy = numbers(it->second, 1, "energy", file, info_line)[0];
@@ -129,6 +139,11 @@ std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
     for (int k = 0; k < 9; ++k) s += (k ? " " : "") + num(t.cell[k]);
     s += "\" Properties=species:S:1:pos:R:3";
     if (t.has_forces) s += ":force:R:3";
+    if (!t.force_weight.empty()) {
+      if (!t.has_forces || t.force_weight.size() != size_t(t.natoms()))
+        throw Error("a frame's force_weight needs forces and one weight an atom to be written to extended XYZ");
+      s += ":force_weight:R:1";
+    }
     if (t.has_energy) s += " energy=" + num(t.energy);
     if (t.has_virial) {
       s += " virial=\"";
@@ -143,6 +158,7 @@ std::string format_training_xyz(const std::vector<TrainingFrame>& frames) {
       for (int d = 0; d < 3; ++d) s += " " + num(t.pos[3 * i + d]);
       if (t.has_forces)
         for (int d = 0; d < 3; ++d) s += " " + num(t.forces[3 * i + d]);
+      if (!t.force_weight.empty()) s += " " + num(t.force_weight[i]);
       s += "\n";
     }
   }
