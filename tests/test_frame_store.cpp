@@ -50,6 +50,7 @@ void expect_same(const nep::TrainingFrame& x, const nep::TrainingFrame& y) {
     if (x.has_virial) EXPECT_EQ(x.virial[k], y.virial[k]);
   }
   EXPECT_EQ(x.weight, y.weight);
+  EXPECT_EQ(x.force_weight, y.force_weight);
 }
 
 TEST(FrameStore, RoundTripIsExact) {
@@ -350,6 +351,169 @@ TEST(FrameStoreErrors, DamagedColumnsAreRejectedNotConverted) {
     io.close();
     EXPECT_THROW(nep::read_frame_store(path), nep::Error);
   }
+}
+
+// frames with and without per-atom force weights, mixed (0 masks an atom's force label)
+std::vector<nep::TrainingFrame> weighted_frames() {
+  auto frames = sample_frames();
+  for (size_t k = 0; k < frames.size(); ++k) {
+    auto& f = frames[k];
+    if (k % 3 == 2 || !f.has_forces) continue;
+    f.force_weight.resize(size_t(f.natoms()));
+    for (int i = 0; i < f.natoms(); ++i) f.force_weight[i] = i % 4 == 0 ? 0.0 : 1.0 / (1 + i + k);
+  }
+  return frames;
+}
+
+void set_version(const std::string& path, int version) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+  EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT, &version), 0);
+  H5Aclose(a);
+  H5Fclose(f);
+}
+
+int version_of(const std::string& path) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+  int v = -1;
+  H5Aread(a, H5T_NATIVE_INT, &v);
+  H5Aclose(a);
+  H5Fclose(f);
+  return v;
+}
+
+// A layout-version-1 store (as builds before force weights wrote it): no atoms/force_weight.
+void make_v1(const std::string& path, const std::vector<nep::TrainingFrame>& frames) {
+  {
+    auto store = nep::FrameStore::create(path);
+    for (const auto& f : frames) store.append(f);
+  }
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  EXPECT_GE(H5Ldelete(f, "atoms/force_weight", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  set_version(path, 1);
+}
+
+TEST(FrameStore, ForceWeightsRoundTripMixedWithFramesWithout) {
+  const auto frames = weighted_frames();
+  const std::string path = tmp_path("weights.h5");
+  {
+    auto store = nep::FrameStore::create(path);
+    for (const auto& f : frames) store.append(f);
+  }
+  EXPECT_EQ(version_of(path), nep::FrameStore::kLayoutVersion);
+  const auto back = nep::read_frame_store(path);
+  ASSERT_EQ(back.size(), frames.size());
+  for (size_t k = 0; k < frames.size(); ++k) expect_same(back[k], frames[k]);
+  EXPECT_TRUE(back[2].force_weight.empty());
+  EXPECT_FALSE(back[1].force_weight.empty());
+  const auto some = nep::read_frame_store(path, {4, 2, 0});
+  ASSERT_EQ(some.size(), 3u);
+  expect_same(some[0], frames[4]);
+  expect_same(some[1], frames[2]);
+  expect_same(some[2], frames[0]);
+  // bad weights are refused before anything is written
+  auto store = nep::FrameStore::open_append(path);
+  auto bad = frames[0];
+  bad.force_weight.assign(size_t(bad.natoms()), -1.0);
+  EXPECT_THROW(store.append(bad), nep::Error);
+  bad.force_weight.assign(size_t(bad.natoms()) + 1, 1.0);
+  EXPECT_THROW(store.append(bad), nep::Error);
+  EXPECT_EQ(store.size(), int64_t(frames.size()));
+}
+
+TEST(FrameStore, Version1StoreIsReadAndUpgradedOnAppend) {
+  const auto frames = weighted_frames();
+  std::vector<nep::TrainingFrame> plain = sample_frames();
+  plain.resize(5);
+  const std::string path = tmp_path("v1.h5");
+  make_v1(path, plain);
+  ASSERT_EQ(version_of(path), 1);
+  auto back = nep::read_frame_store(path);
+  ASSERT_EQ(back.size(), plain.size());
+  for (size_t k = 0; k < plain.size(); ++k) expect_same(back[k], plain[k]);
+  {
+    auto store = nep::FrameStore::open_append(path);  // upgrades to version 2
+    EXPECT_EQ(store.size(), 5);
+    store.append(frames[0]);
+    store.append(frames[2]);
+  }
+  EXPECT_EQ(version_of(path), 2);
+  back = nep::read_frame_store(path);
+  ASSERT_EQ(back.size(), 7u);
+  for (size_t k = 0; k < plain.size(); ++k) expect_same(back[k], plain[k]);
+  expect_same(back[5], frames[0]);
+  expect_same(back[6], frames[2]);
+  ASSERT_FALSE(back[5].force_weight.empty());
+  {  // the old atoms read weight 1.0 in the new column
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "atoms/force_weight", H5P_DEFAULT);
+    double w[3] = {0, 0, 0};
+    hsize_t start[2] = {0, 0}, count[2] = {3, 1};
+    hid_t sp = H5Dget_space(d), mem = H5Screate_simple(2, count, nullptr);
+    H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, mem, sp, H5P_DEFAULT, w), 0);
+    H5Sclose(mem);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+    EXPECT_EQ(w[0], 1.0);
+    EXPECT_EQ(w[2], 1.0);
+  }
+}
+
+// An upgrade killed after making the column but before setting the version: still a version-1
+// store (the column is ignored), and the next open_append redoes the upgrade.
+TEST(FrameStore, InterruptedUpgradeIsRedone) {
+  std::vector<nep::TrainingFrame> plain = sample_frames();
+  plain.resize(3);
+  const std::string path = tmp_path("half_upgraded.h5");
+  make_v1(path, plain);
+  {  // a half-made column: too short, the wrong element type
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    hsize_t dims[2] = {2, 1};
+    hid_t sp = H5Screate_simple(2, dims, nullptr);
+    H5Dclose(H5Dcreate2(f, "atoms/force_weight", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(sp);
+    H5Fclose(f);
+  }
+  auto back = nep::read_frame_store(path);
+  ASSERT_EQ(back.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) expect_same(back[k], plain[k]);
+  const auto weighted = weighted_frames();
+  {
+    auto store = nep::FrameStore::open_append(path);
+    store.append(weighted[1]);
+  }
+  EXPECT_EQ(version_of(path), 2);
+  back = nep::read_frame_store(path);
+  ASSERT_EQ(back.size(), 4u);
+  for (size_t k = 0; k < 3; ++k) expect_same(back[k], plain[k]);
+  expect_same(back[3], weighted[1]);
+}
+
+TEST(FrameStoreErrors, DamagedForceWeightsAreRejected) {
+  const auto frames = weighted_frames();
+  const std::string path = tmp_path("bad_weight.h5");
+  {
+    auto store = nep::FrameStore::create(path);
+    store.append(frames[0]);
+    store.append(frames[1]);
+  }
+  overwrite<double>(path, "atoms/force_weight", hsize_t(frames[0].natoms()) + 1, 0, H5T_NATIVE_DOUBLE, -2.0);
+  expect_store_error(path, "frame 1 holds a non-finite number, a weight <= 0 or a force weight < 0");
+  overwrite<double>(path, "atoms/force_weight", hsize_t(frames[0].natoms()) + 1, 0, H5T_NATIVE_DOUBLE, std::nan(""));
+  expect_store_error(path, "frame 1 holds a non-finite number");
+  // a version-2 store without the column is damaged (only version 1 may lack it)
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  H5Ldelete(f, "atoms/force_weight", H5P_DEFAULT);
+  H5Fclose(f);
+  expect_store_error(path, "dataset atoms/force_weight missing");
+  EXPECT_THROW(nep::FrameStore::open_append(path), nep::Error);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// HDF5 C API implementation of the frame store.
+// HDF5 C API implementation of the frame store: the writer (FrameStore) and the version-1 upgrade;
+// the reader is frame_store_read.cpp, the shared layout frame_store_layout.hpp.
 #include "nep/data/frame_store.hpp"
 
 #include <hdf5.h>
@@ -18,51 +19,15 @@
 
 #include "nep/elements.hpp"
 #include "nep/error.hpp"
+#include "frame_store_layout.hpp"
 
 namespace nep {
+using namespace store;
 namespace {
-
 constexpr const char* kFormat = "lammps-nep frames";
+}  // namespace
 
-// HDF5's automatic error printing is off inside the store's own calls only (we report our own
-// errors) and restored as it was when they return: other HDF5 users in the process (LAMMPS's
-// dump h5md, a user's library) keep theirs. HDF5's exit handler is left alone too: appends claim
-// their space first (FrameStore::reserve_for_append), so a full disk never fails a write half-way.
-class QuietHdf5 {
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  QuietHdf5(const QuietHdf5&) = delete;
-  QuietHdf5& operator=(const QuietHdf5&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// Per-frame datasets ("natoms" is written last: the number of complete frames is its length).
-// Built on first use: the H5T_NATIVE_* values open the library, which loading this code must not.
-struct Column {
-  const char* name;
-  hid_t type;
-  int width;
-};
-struct ColumnTables {
-  Column frame[8], atom[3];
-};
-const ColumnTables& columns() {
-  static const ColumnTables t = {
-      {{"frames/atom_offset", H5T_NATIVE_INT64, 1}, {"frames/cell", H5T_NATIVE_DOUBLE, 9},
-       {"frames/pbc", H5T_NATIVE_UINT8, 3}, {"frames/energy", H5T_NATIVE_DOUBLE, 1},
-       {"frames/virial", H5T_NATIVE_DOUBLE, 9}, {"frames/flags", H5T_NATIVE_UINT8, 1},
-       {"frames/weight", H5T_NATIVE_DOUBLE, 1}, {"frames/natoms", H5T_NATIVE_INT64, 1}},
-      {{"atoms/z", H5T_NATIVE_INT32, 1}, {"atoms/position", H5T_NATIVE_DOUBLE, 3}, {"atoms/force", H5T_NATIVE_DOUBLE, 3}}};
-  return t;
-}
-enum Flags : uint8_t { kHasEnergy = 1, kHasForces = 2, kHasVirial = 4 };
+namespace store {
 
 void check(herr_t status, const std::string& path, const std::string& what) {
   if (status < 0) throw Error(path + ": HDF5 error while " + what);
@@ -118,15 +83,21 @@ void read_rows(hid_t file, const Column& c, hsize_t row, hsize_t n, void* data, 
   check(st, path, std::string("reading ") + c.name);
 }
 
-void check_layout(hid_t file, const std::string& path) {
-  if (H5Aexists(file, "version") <= 0) throw Error(path + ": not a lammps-nep frame store (no 'version' attribute)");
+int layout_version(hid_t file) {
+  if (H5Aexists(file, "version") <= 0) return -1;
   hid_t a = H5Aopen(file, "version", H5P_DEFAULT);
   int version = -1;
-  H5Aread(a, H5T_NATIVE_INT, &version);
+  if (H5Aread(a, H5T_NATIVE_INT, &version) < 0) version = -1;
   H5Aclose(a);
-  if (version != FrameStore::kLayoutVersion)
-    throw Error(path + ": frame store layout version " + std::to_string(version) + " is not supported (this build reads " +
-                std::to_string(FrameStore::kLayoutVersion) + ")");
+  return version;
+}
+
+int check_layout(hid_t file, const std::string& path) {
+  if (H5Aexists(file, "version") <= 0) throw Error(path + ": not a lammps-nep frame store (no 'version' attribute)");
+  const int version = layout_version(file);
+  if (version != 1 && version != FrameStore::kLayoutVersion)
+    throw Error(path + ": frame store layout version " + std::to_string(version) +
+                " is not supported (this build reads 1 and " + std::to_string(FrameStore::kLayoutVersion) + ")");
   // every column: present, 2-D, the layout's width and element type (HDF5 would otherwise convert
   // a float32 or int8 column silently, losing digits: found by tests/fuzz/fuzz_frame_store)
   auto check_column = [&](const Column& c) {
@@ -146,7 +117,30 @@ void check_layout(hid_t file, const std::string& path) {
     if (!type_ok) throw Error(path + ": dataset " + c.name + " has the wrong element type (corrupt store or another layout)");
   };
   for (const auto& c : columns().frame) check_column(c);
-  for (const auto& c : columns().atom) check_column(c);
+  for (int c = 0; c < atom_columns(version); ++c) check_column(columns().atom[c]);
+  return version;
+}
+
+}  // namespace store
+
+namespace {
+// An empty chunked column of `rows` rows. atoms/force_weight reads 1.0 where never written (its
+// fill value): a version-1 store's atoms get it without a write, and so does any row an
+// interrupted append left.
+void create_column(hid_t file, const Column& c, hsize_t chunk_rows, hsize_t rows, const std::string& path) {
+  hsize_t dims[2] = {rows, hsize_t(c.width)}, maxd[2] = {H5S_UNLIMITED, hsize_t(c.width)},
+          chunk[2] = {chunk_rows, hsize_t(c.width)};
+  hid_t sp = H5Screate_simple(2, dims, maxd);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 2, chunk);
+  const double one = 1.0;
+  if (std::strcmp(c.name, "atoms/force_weight") == 0)
+    H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &one);
+  hid_t d = H5Dcreate2(file, c.name, c.type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(sp);
+  if (d < 0) throw Error(path + ": cannot create dataset " + c.name);
+  H5Dclose(d);
 }
 
 }  // namespace
@@ -177,7 +171,7 @@ FrameStore::~FrameStore() {
   if (file_ >= 0) H5Fclose(file_);
 }
 
-// Write rows [row, row+n) of column c (0-7 frame columns, 8-10 atom columns) through a handle kept
+// Write rows [row, row+n) of column c (0-7 frame columns, 8-11 atom columns) through a handle kept
 // open. The commit column (7, frames/natoms) is extended exactly; the others in doubling steps
 // (rows past the commit count are free space that later appends overwrite).
 void FrameStore::write_column(int c, uint64_t row, uint64_t n, const void* data) {
@@ -260,22 +254,41 @@ void FrameStore::build_empty_layout(long file_id, const std::string& path) {
   }
   H5Gclose(H5Gcreate2(file, "frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   H5Gclose(H5Gcreate2(file, "atoms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  auto make = [&](const Column& c, hsize_t chunk_rows) {
-    hsize_t dims[2] = {0, hsize_t(c.width)}, maxd[2] = {H5S_UNLIMITED, hsize_t(c.width)},
-            chunk[2] = {chunk_rows, hsize_t(c.width)};
-    hid_t sp = H5Screate_simple(2, dims, maxd);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 2, chunk);
-    hid_t d = H5Dcreate2(file, c.name, c.type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    if (d < 0) throw Error(path + ": cannot create dataset " + c.name);
-    H5Dclose(d);
-  };
-  for (const auto& c : columns().frame) make(c, 256);
+  for (const auto& c : columns().frame) create_column(file, c, 256, 0, path);
   // 1024 atoms a chunk (24 KB of positions): every flush rewrites the partly filled last chunk of
   // each column, so smaller chunks write less (8192-atom chunks: 85 us an append, 1024: 65 us)
-  for (const auto& c : columns().atom) make(c, 1024);
+  for (const auto& c : columns().atom) create_column(file, c, 1024, 0, path);
+}
+
+// Version 1 -> 2: adds atoms/force_weight (1.0 for every atom row there is, by its fill value),
+// then sets the version. Opened without SWMR (HDF5 1.10 cannot add datasets or change attributes
+// under SWMR); the column is flushed before the version is written, so a writer killed half-way
+// leaves a version-1 store (perhaps with the column), and the next open_append redoes it.
+void FrameStore::upgrade_v1(const std::string& path) {
+  hid_t fapl = fapl_latest(false);
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  if (file < 0) throw Error(path + ": cannot open the version-1 frame store to upgrade it (in use?)");
+  try {
+    if (check_layout(file, path) == 1) {
+      const Column& weight = columns().atom[3];
+      hsize_t rows = 0;
+      for (int c = 0; c < atom_columns(1); ++c) rows = std::max(rows, extent(file, columns().atom[c].name));
+      if (H5Lexists(file, weight.name, H5P_DEFAULT) > 0)  // left by an interrupted upgrade
+        check(H5Ldelete(file, weight.name, H5P_DEFAULT), path, "removing a half-made atoms/force_weight");
+      create_column(file, weight, 1024, rows, path);
+      check(H5Fflush(file, H5F_SCOPE_GLOBAL), path, "flushing atoms/force_weight");
+      hid_t a = H5Aopen(file, "version", H5P_DEFAULT);
+      const int version = 2;
+      const herr_t st = a < 0 ? a : H5Awrite(a, H5T_NATIVE_INT, &version);
+      if (a >= 0) H5Aclose(a);
+      check(st, path, "writing layout version 2");
+    }
+  } catch (...) {
+    H5Fclose(file);
+    throw;
+  }
+  check(H5Fclose(file), path, "closing the upgraded frame store");
 }
 
 FrameStore FrameStore::open_append(const std::string& path) {
@@ -300,6 +313,11 @@ FrameStore FrameStore::open_append(const std::string& path) {
     }
   }
   if (file < 0) throw Error(path + ": cannot open the frame store for appending (missing, not HDF5, or in use)");
+  if (layout_version(file) == 1) {  // upgrade in place, then open as usual (version 2 then)
+    H5Fclose(file);
+    upgrade_v1(path);
+    return open_append(path);
+  }
   FrameStore s(path, file);
   check_layout(file, path);
   s.init_counts();
@@ -328,8 +346,11 @@ void FrameStore::append(const TrainingFrame& f) {
   if (file_ < 0) throw Error(path_ + ": the frame store was closed after a failed write; reopen it to append");
   QuietHdf5 quiet;
   const int n = f.natoms();
-  if (f.pos.size() != 3 * size_t(n) || (f.has_forces && f.forces.size() != 3 * size_t(n)))
+  if (f.pos.size() != 3 * size_t(n) || (f.has_forces && f.forces.size() != 3 * size_t(n)) ||
+      (!f.force_weight.empty() && f.force_weight.size() != size_t(n)))
     throw Error(path_ + ": frame has inconsistent array sizes");
+  for (double w : f.force_weight)
+    if (!(std::isfinite(w) && w >= 0)) throw Error(path_ + ": frame has a force weight that is not finite and >= 0");
   std::vector<int32_t> z(n);
   for (int i = 0; i < n; ++i) {
     z[i] = atomic_number(f.species[i]);
@@ -389,9 +410,12 @@ void FrameStore::append_rows(const TrainingFrame& f, const std::vector<int32_t>&
   write_column(8, atoms_, n, z.data());
   write_column(9, atoms_, n, f.pos.data());
   write_column(10, atoms_, n, force.data());
+  const std::vector<double> ones(f.force_weight.empty() ? size_t(n) : 0, 1.0);
+  write_column(11, atoms_, n, f.force_weight.empty() ? ones.data() : f.force_weight.data());
   const int64_t offset = atoms_, natoms = n;
   const uint8_t pbc[3] = {uint8_t(f.pbc[0]), uint8_t(f.pbc[1]), uint8_t(f.pbc[2])};
-  const uint8_t flags = (f.has_energy ? kHasEnergy : 0) | (f.has_forces ? kHasForces : 0) | (f.has_virial ? kHasVirial : 0);
+  const uint8_t flags = (f.has_energy ? kHasEnergy : 0) | (f.has_forces ? kHasForces : 0) |
+                        (f.has_virial ? kHasVirial : 0) | (f.force_weight.empty() ? 0 : kHasForceWeight);
   const hsize_t r = frames_;
   write_column(0, r, 1, &offset);
   write_column(1, r, 1, f.cell);
@@ -405,141 +429,6 @@ void FrameStore::append_rows(const TrainingFrame& f, const std::vector<int32_t>&
   check(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing the frame count");
   ++frames_;
   atoms_ += n;
-}
-
-namespace {
-// Frames `which` (ascending, complete ones only) of an open store.
-std::vector<TrainingFrame> read_frames(hid_t file, const std::string& path, const std::vector<int64_t>* which) {
-  check_layout(file, path);
-  const hsize_t F = extent(file, "frames/natoms");
-  hsize_t rows = F;  // frames whose every column has been written
-  for (const auto& c : columns().frame) rows = std::min(rows, extent(file, c.name));
-  hsize_t natoms_avail = extent(file, "atoms/z");
-  for (const auto& c : columns().atom) natoms_avail = std::min(natoms_avail, extent(file, c.name));
-  std::vector<int64_t> all;
-  if (!which) {
-    all.resize(rows);
-    for (hsize_t k = 0; k < rows; ++k) all[k] = static_cast<int64_t>(k);
-    which = &all;
-  }
-  // per-frame columns: one bulk read of the rows the selection spans (small: ~30 numbers a frame)
-  hsize_t lo = rows, hi = 0;
-  for (int64_t k : *which) {
-    if (k < 0 || hsize_t(k) >= rows)
-      throw Error(path + ": frame " + std::to_string(k) + " requested but the store holds " + std::to_string(rows));
-    lo = std::min(lo, hsize_t(k));
-    hi = std::max(hi, hsize_t(k) + 1);
-  }
-  const hsize_t span = hi > lo ? hi - lo : 0;
-  std::vector<int64_t> offsets(span), counts(span);
-  std::vector<double> cells(9 * span), energies(span), virials(9 * span), weights(span);
-  std::vector<uint8_t> pbcs(3 * span), flag_rows(span);
-  read_rows(file, columns().frame[0], lo, span, offsets.data(), path);
-  read_rows(file, columns().frame[1], lo, span, cells.data(), path);
-  read_rows(file, columns().frame[2], lo, span, pbcs.data(), path);
-  read_rows(file, columns().frame[3], lo, span, energies.data(), path);
-  read_rows(file, columns().frame[4], lo, span, virials.data(), path);
-  read_rows(file, columns().frame[5], lo, span, flag_rows.data(), path);
-  read_rows(file, columns().frame[6], lo, span, weights.data(), path);
-  read_rows(file, columns().frame[7], lo, span, counts.data(), path);
-  std::vector<TrainingFrame> out;
-  out.reserve(which->size());
-  for (int64_t k : *which) {
-    const hsize_t j = hsize_t(k) - lo;
-    const int64_t offset = offsets[j], natoms = counts[j];
-    const double* cell = &cells[9 * j];
-    const double* virial = &virials[9 * j];
-    const uint8_t* pbc = &pbcs[3 * j];
-    const uint8_t flags = flag_rows[j];
-    const double energy = energies[j], weight = weights[j];
-    if (natoms < 0 || offset < 0 || hsize_t(natoms) > natoms_avail || hsize_t(offset) > natoms_avail - hsize_t(natoms))
-      throw Error(path + ": frame " + std::to_string(k) + " points outside the atom arrays (corrupt store)");
-    TrainingFrame f;
-    const int n = static_cast<int>(natoms);
-    std::vector<int32_t> z(n);
-    f.pos.resize(3 * size_t(n));
-    std::vector<double> force(3 * size_t(n));
-    if (n > 0) {
-      read_rows(file, columns().atom[0], offset, n, z.data(), path);
-      read_rows(file, columns().atom[1], offset, n, f.pos.data(), path);
-      read_rows(file, columns().atom[2], offset, n, force.data(), path);
-    }
-    for (int i = 0; i < n; ++i) {
-      if (z[i] < 1 || z[i] > kNumElements)
-        throw Error(path + ": frame " + std::to_string(k) + " atom " + std::to_string(i) + " has atomic number " +
-                    std::to_string(z[i]) + " (corrupt store)");
-      f.species.emplace_back(element_symbol(z[i]));
-    }
-    std::copy(cell, cell + 9, f.cell);
-    for (int d = 0; d < 3; ++d) f.pbc[d] = pbc[d] != 0;
-    f.has_energy = flags & kHasEnergy;
-    f.has_forces = flags & kHasForces;
-    f.has_virial = flags & kHasVirial;
-    f.energy = f.has_energy ? energy : 0.0;
-    if (f.has_virial) std::copy(virial, virial + 9, f.virial);
-    if (f.has_forces) f.forces = std::move(force);
-    f.weight = weight;
-    // a frame store holds what the writers checked: finite numbers, positive weights
-    bool finite = std::isfinite(f.energy) && std::isfinite(f.weight) && f.weight > 0;
-    for (double v : f.cell) finite = finite && std::isfinite(v);
-    for (double v : f.virial) finite = finite && std::isfinite(v);
-    for (double v : f.pos) finite = finite && std::isfinite(v);
-    for (double v : f.forces) finite = finite && std::isfinite(v);
-    if (!finite)
-      throw Error(path + ": frame " + std::to_string(k) + " holds a non-finite number or a weight <= 0 (corrupt store)");
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::vector<TrainingFrame> read_store(const std::string& path, const std::vector<int64_t>* which) {
-  QuietHdf5 quiet;
-  hid_t fapl = fapl_latest(false);
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-  H5Pclose(fapl);
-  if (file < 0) throw Error(path + ": cannot open the frame store (missing, not HDF5, or truncated)");
-  std::vector<TrainingFrame> out;
-  try {
-    out = read_frames(file, path, which);
-  } catch (...) {
-    H5Fclose(file);
-    throw;
-  }
-  H5Fclose(file);
-  return out;
-}
-}  // namespace
-
-std::vector<TrainingFrame> read_frame_store(const std::string& path) { return read_store(path, nullptr); }
-
-std::vector<TrainingFrame> read_frame_store(const std::string& path, const std::vector<int64_t>& which) {
-  return read_store(path, &which);
-}
-
-void truncate_frame_store(const std::string& path, int64_t frames) {
-  QuietHdf5 quiet;
-  hid_t fapl = fapl_latest(true);
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
-  H5Pclose(fapl);
-  if (file < 0) throw Error(path + ": cannot open the frame store to drop frames (missing, not HDF5, or in use)");
-  try {
-    check_layout(file, path);
-    const hsize_t have = extent(file, "frames/natoms");
-    if (frames < 0 || hsize_t(frames) > have)
-      throw Error(path + ": cannot keep " + std::to_string(frames) + " frames: the store holds " + std::to_string(have));
-    // shrinking frames/natoms uncommits the frames after `frames`; their rows (and atoms) are
-    // overwritten by the next appends
-    hid_t d = H5Dopen2(file, "frames/natoms", H5P_DEFAULT);
-    hsize_t dims[2] = {hsize_t(frames), 1};
-    const herr_t st = H5Dset_extent(d, dims);
-    H5Dclose(d);
-    check(st, path, "dropping frames");
-    check(H5Fflush(file, H5F_SCOPE_GLOBAL), path, "flushing the frame count");
-  } catch (...) {
-    H5Fclose(file);
-    throw;
-  }
-  H5Fclose(file);
 }
 
 }  // namespace nep

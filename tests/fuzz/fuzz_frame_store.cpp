@@ -4,6 +4,7 @@
 //    length, width, rank and element type; counts, offsets, atomic numbers and labels mostly
 //    coherent, then perturbed), so the reader's own consistency checks are what gets explored;
 //  - bytes: a valid store's file image with input bytes written over it (HDF5's own parsing).
+// The structured stores are of layout version 1 (no atoms/force_weight): appending upgrades them.
 // Properties: bad stores are rejected only by nep::Error naming the path; accepted frames have
 // consistent sizes, known elements and finite numbers; on a coherent store reading gives back
 // exactly what was written; appending to and truncating an accepted store keep it readable.
@@ -209,6 +210,8 @@ void check_frames(const std::vector<nep::TrainingFrame>& frames) {
   for (const auto& f : frames) {
     const size_t n = f.species.size();
     require(f.pos.size() == 3 * n && (!f.has_forces || f.forces.size() == 3 * n), "array sizes");
+    require(f.force_weight.empty() || f.force_weight.size() == n, "force_weight size");
+    for (double v : f.force_weight) require(std::isfinite(v) && v >= 0, "bad force weight accepted");
     for (const auto& s : f.species) require(nep::atomic_number(s) > 0, "unknown element '" + s + "' accepted");
     for (double v : f.pos) require(std::isfinite(v), "non-finite position accepted");
     for (double v : f.cell) require(std::isfinite(v), "non-finite cell accepted");

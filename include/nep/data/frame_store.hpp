@@ -13,7 +13,7 @@ namespace nep {
 
 class FrameStore {
  public:
-  static constexpr int kLayoutVersion = 1;
+  static constexpr int kLayoutVersion = 2;  // 1 (no atoms/force_weight): read, upgraded on open_append
 
   // create (truncating) or open an existing store for appending; errors name the path
   static FrameStore create(const std::string& path);
@@ -34,14 +34,15 @@ class FrameStore {
   FrameStore(const std::string& path, long file);
   void init_counts();
   static void build_empty_layout(long file, const std::string& path);  // attributes, groups, empty columns
+  static void upgrade_v1(const std::string& path);  // a version-1 store to version 2, in place
   std::string path_;
   long file_ = -1;  // hid_t
   int64_t frames_ = 0, atoms_ = 0;
-  // open dataset handles and their current row extents (frame columns 0-7, atom columns 8-10);
+  // open dataset handles and their current row extents (frame columns 0-7, atom columns 8-11);
   // every column but the commit column frames/natoms grows in doubling steps, so an append costs
   // the same however large the store is
-  static constexpr int kColumns = 11;
-  long dset_[kColumns] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  static constexpr int kColumns = 12;
+  long dset_[kColumns] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   uint64_t rows_[kColumns] = {0};
   void write_column(int c, uint64_t row, uint64_t n, const void* data);
   void append_rows(const TrainingFrame& frame, const std::vector<int32_t>& z);
