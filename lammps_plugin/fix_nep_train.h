@@ -100,7 +100,13 @@ class FixNEPTrain : public Fix {
   double carve_outer = 0.0;        // region radius: CORE + 2 rc (nep.in's largest cutoff)
   bool carve_warned = false;       // the box was too small for a region (whole frames instead)
   std::vector<bigint> carved_centres;    // rank 0: atom IDs of the last call's centres (history)
-  std::vector<double> carve_pre;   // this call's centres (3 each), chosen before the teacher ran
+  std::vector<double> carve_pre;   // this call's centres (3 each), relative to boxlo
+  struct CarveHit {                // an owned atom near a centre: displacement (minimum image)
+    int i = 0, c = 0;
+    double d[3] = {0, 0, 0}, r2 = 0.0;
+  };
+  std::vector<CarveHit> carve_hits;    // this call's (carve_scan)
+  void carve_scan(double radius);
   bool carve_cut = false;          // the teacher was computed near carve_pre only
   bool carve_teacher_plan();
   std::vector<char> atoms_near_centres(double radius) const;

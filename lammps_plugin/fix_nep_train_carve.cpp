@@ -115,26 +115,19 @@ bool FixNEPTrain::gather_carved(const double *key, std::vector<nep::TrainingFram
                                 std::vector<std::vector<int>> &types)
 {
   nep::ScopedStage stage("otf_gather_frame");
-  const std::vector<double> centres = carve_cut ? carve_pre : carve_centres(key);
-  const int nc = static_cast<int>(centres.size() / 3), nlocal = atom->nlocal;
-  double h[9];
-  bool pbc[3];
-  cell_rows(domain, h, pbc);
+  if (!carve_cut) {    // centres not chosen before the teacher ran: now, and the scan with them
+    carve_pre = carve_centres(key);
+    carve_scan(carve_outer);
+  }
   const double outer2 = carve_outer * carve_outer;
   constexpr int W = 9;    // centre, tag, type, displacement from the centre, teacher force
   std::vector<double> mine;
-  for (int i = 0; i < nlocal; ++i) {
-    double xi[3] = {atom->x[i][0], atom->x[i][1], atom->x[i][2]};
-    domain->remap(xi);
-    for (int d = 0; d < 3; ++d) xi[d] -= domain->boxlo[d];
-    for (int c = 0; c < nc; ++c) {
-      double d[3] = {xi[0] - centres[3 * c], xi[1] - centres[3 * c + 1], xi[2] - centres[3 * c + 2]};
-      nep::minimum_image(h, pbc, d);
-      if (!(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < outer2)) continue;
-      const double row[W] = {static_cast<double>(c), static_cast<double>(atom->tag[i]), static_cast<double>(atom->type[i]),
-                             d[0], d[1], d[2], fcopy[3 * i], fcopy[3 * i + 1], fcopy[3 * i + 2]};
-      mine.insert(mine.end(), row, row + W);
-    }
+  for (const CarveHit &hit : carve_hits) {
+    if (!(hit.r2 < outer2)) continue;
+    const int i = hit.i;
+    const double row[W] = {static_cast<double>(hit.c), static_cast<double>(atom->tag[i]), static_cast<double>(atom->type[i]),
+                           hit.d[0], hit.d[1], hit.d[2], fcopy[3 * i], fcopy[3 * i + 1], fcopy[3 * i + 2]};
+    mine.insert(mine.end(), row, row + W);
   }
   std::vector<int> counts, displs;
   const std::vector<double> all = nep_lmp::gather_to_root(mine, world, counts, displs);
@@ -193,29 +186,40 @@ bool FixNEPTrain::carve_teacher_plan()
     return false;
   carve_pre = carve_centres(act->sigma.data());
   carve_cut = !carve_pre.empty();
+  if (carve_cut) carve_scan(std::max(carve_outer, opt->carve_core + teacher_cutoff()));
   return carve_cut;
 }
 
-// Per owned atom: 1 within `radius` of a centre of carve_pre (minimum image), else 0
-std::vector<char> FixNEPTrain::atoms_near_centres(double radius) const
+// This call's owned atoms near the centres of carve_pre, scanned once (the teacher's cut, the true
+// error and the gather read it): each owned atom and centre within `radius`, the displacement
+// from the centre (minimum image; positions need not be wrapped) and its square
+void FixNEPTrain::carve_scan(double radius)
 {
   double h[9];
   bool pbc[3];
   cell_rows(domain, h, pbc);
+  const nep::MinimumImage mi(h, pbc);
   const int nc = static_cast<int>(carve_pre.size() / 3);
-  std::vector<char> out(atom->nlocal, 0);
-  for (int i = 0; i < atom->nlocal; ++i) {
-    double xi[3] = {atom->x[i][0], atom->x[i][1], atom->x[i][2]};
-    domain->remap(xi);
+  const double r2max = radius * radius;
+  carve_hits.clear();
+  for (int i = 0; i < atom->nlocal; ++i)
     for (int c = 0; c < nc; ++c) {
-      double d[3] = {xi[0] - domain->boxlo[0] - carve_pre[3 * c], xi[1] - domain->boxlo[1] - carve_pre[3 * c + 1],
-                     xi[2] - domain->boxlo[2] - carve_pre[3 * c + 2]};
-      nep::minimum_image(h, pbc, d);
-      if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= radius * radius) {
-        out[i] = 1;
-        break;
-      }
+      CarveHit hit;
+      for (int d = 0; d < 3; ++d) hit.d[d] = atom->x[i][d] - domain->boxlo[d] - carve_pre[3 * c + d];
+      mi.apply(hit.d);
+      hit.r2 = hit.d[0] * hit.d[0] + hit.d[1] * hit.d[1] + hit.d[2] * hit.d[2];
+      if (!(hit.r2 <= r2max)) continue;
+      hit.i = i;
+      hit.c = c;
+      carve_hits.push_back(hit);
     }
-  }
+}
+
+// Per owned atom: 1 within `radius` (<= the scan's) of a centre, else 0
+std::vector<char> FixNEPTrain::atoms_near_centres(double radius) const
+{
+  std::vector<char> out(atom->nlocal, 0);
+  for (const CarveHit &hit : carve_hits)
+    if (hit.r2 <= radius * radius) out[hit.i] = 1;
   return out;
 }

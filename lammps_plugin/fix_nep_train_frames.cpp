@@ -207,6 +207,7 @@ FixNEPTrain::FrameOutcome FixNEPTrain::take_frame(const double ev[7], bool activ
   }
   carve_cut = false;    // this call's centres are spent
   carve_pre.clear();
+  carve_hits.clear();
   err = nep_lmp::bcast_string(err, world);
   if (!err.empty()) error->all(FLERR, "fix nep/train: step {}: {}", update->ntimestep, err);
   if (comm->me == 0 && !warn.empty()) error->warning(FLERR, warn);

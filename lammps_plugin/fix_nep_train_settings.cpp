@@ -153,11 +153,17 @@ nep::KeywordTable fix_nep_train_keywords(FixNEPTrainSettings &s, int ntypes)
            throw Error("select must be 'every' or 'error X', not '" + v.word(v.size() - 1) + "'");
          }
        }},
-      {"carve", "CORE K", 2, 2,
+      {"carve", "CORE K|none", 1, 2,
        "buffer the regions around the K most uncertain atoms (committee deviation; without a committee, largest "
        "teacher force) instead of the whole frame: atoms within CORE Angstrom of a centre are labelled, the region "
-       "holds every atom within CORE + 2 rc (nep.in's largest cutoff) (default: whole frames)",
+       "holds every atom within CORE + 2 rc (nep.in's largest cutoff); none: whole frames (default)",
        [&](const KeywordValues &v) {
+         if (v.size() == 1 && v.word(0) == "none") {
+           s.carve_core = 0.0;
+           s.carve_regions = 0;
+           return;
+         }
+         if (v.size() != 2) throw Error("carve needs CORE K or none");
          s.carve_core = v.real(0, -kInf, kInf);
          s.carve_regions = int_value(v, 1);
          if (!(s.carve_core > 0.0) || s.carve_regions < 1) throw Error("carve CORE K needs CORE > 0 (Angstrom) and K >= 1");

@@ -18,7 +18,16 @@ namespace nep {
 double carve_outer_radius(double core, double cutoff);
 
 // d -> its minimum image under the cell (rows a, b, c) along the periodic directions (fractional
-// rounding). Unique for |d| < carve_fits's bound.
+// rounding; the cell's inverse computed once). Unique for |d| < carve_fits's bound.
+class MinimumImage {
+ public:
+  MinimumImage(const double cell[9], const bool pbc[3]);
+  void apply(double d[3]) const;
+
+ private:
+  double h_[9] = {0}, inv_[9] = {0};
+  bool pbc_[3];
+};
 void minimum_image(const double cell[9], const bool pbc[3], double d[3]);
 
 // Whether a sphere of `radius` holds at most one image of each atom: radius below half the

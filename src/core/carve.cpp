@@ -25,16 +25,22 @@ void invert3(const double h[9], double inv[9]) {
 
 double carve_outer_radius(double core, double cutoff) { return core + 2.0 * cutoff; }
 
-void minimum_image(const double cell[9], const bool pbc[3], double d[3]) {
-  if (!pbc[0] && !pbc[1] && !pbc[2]) return;
-  double inv[9];
-  invert3(cell, inv);
-  double s[3];
-  for (int k = 0; k < 3; ++k) s[k] = d[0] * inv[k] + d[1] * inv[3 + k] + d[2] * inv[6 + k];
-  for (int k = 0; k < 3; ++k)
-    if (pbc[k]) s[k] -= std::round(s[k]);
-  for (int c = 0; c < 3; ++c) d[c] = s[0] * cell[c] + s[1] * cell[3 + c] + s[2] * cell[6 + c];
+MinimumImage::MinimumImage(const double cell[9], const bool pbc[3]) {
+  std::copy(cell, cell + 9, h_);
+  std::copy(pbc, pbc + 3, pbc_);
+  if (pbc[0] || pbc[1] || pbc[2]) invert3(cell, inv_);
 }
+
+void MinimumImage::apply(double d[3]) const {
+  if (!pbc_[0] && !pbc_[1] && !pbc_[2]) return;
+  double s[3];
+  for (int k = 0; k < 3; ++k) s[k] = d[0] * inv_[k] + d[1] * inv_[3 + k] + d[2] * inv_[6 + k];
+  for (int k = 0; k < 3; ++k)
+    if (pbc_[k]) s[k] -= std::round(s[k]);
+  for (int c = 0; c < 3; ++c) d[c] = s[0] * h_[c] + s[1] * h_[3 + c] + s[2] * h_[6 + c];
+}
+
+void minimum_image(const double cell[9], const bool pbc[3], double d[3]) { MinimumImage(cell, pbc).apply(d); }
 
 bool carve_fits(const double cell[9], const bool pbc[3], double radius) {
   const double* a = cell;
@@ -95,11 +101,12 @@ TrainingFrame carve_frame(const TrainingFrame& full, int centre, double core, do
   if (!carve_fits(full.cell, full.pbc, outer))
     throw Error("carve_frame: a region of radius " + std::to_string(outer) + " A does not fit the cell");
   std::vector<CarvedAtom> atoms;
+  const MinimumImage mi(full.cell, full.pbc);
   const double* xc = &full.pos[3 * static_cast<size_t>(centre)];
   for (int i = 0; i < full.natoms(); ++i) {
     CarvedAtom a;
     for (int k = 0; k < 3; ++k) a.d[k] = full.pos[3 * static_cast<size_t>(i) + k] - xc[k];
-    minimum_image(full.cell, full.pbc, a.d);
+    mi.apply(a.d);
     if (a.d[0] * a.d[0] + a.d[1] * a.d[1] + a.d[2] * a.d[2] >= outer * outer) continue;
     a.key = i;
     a.species = full.species[i];

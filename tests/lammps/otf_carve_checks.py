@@ -188,7 +188,7 @@ create_box 1 box
 create_atoms 1 box
 mass 1 28.0855"""), timeout=300)
 bad = {}
-for tag, value in (("core0", "0 3"), ("k0", "2.6 0"), ("k_missing", "2.6")):
+for tag, value in (("core0", "0 3"), ("k0", "2.6 0"), ("k_missing", "2.6"), ("word", "2.6 none")):
     bad[tag] = launch_lmp(args.lmp, folder("bad_" + tag), passive_deck(0).replace(f"carve {CORE} {K}", "carve " + value),
                           timeout=120, expect_ok=False)
 res = {k: r.finish() for k, r in runs.items()}
