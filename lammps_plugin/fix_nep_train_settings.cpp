@@ -25,7 +25,7 @@ constexpr long long kBig = LLONG_MAX;
 int int_value(const KeywordValues &v, size_t k) { return static_cast<int>(v.integer(k, INT_MIN, INT_MAX)); }
 
 // the keywords that only mode active takes (an error in passive mode)
-const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "gap", "budget",
+const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "handback", "gap", "budget",
                                    "audit",   "adopt_after", "first_round", "fmax"};
 }    // namespace
 
@@ -58,6 +58,13 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          if (v.size() == 3 && v.word(2) != "true")
            throw Error("threshold LO HI [true]: the third value must be 'true', not '" + v.word(2) + "'");
          a.true_units = v.size() == 3;
+       }},
+      {"handback", "H", 1, 1,
+       "while the teacher drives, a newer model drives again once the deviation is below H, in the units of threshold "
+       "(default LO; H up to HI, e.g. for large systems whose max deviation over atoms stays above LO)",
+       [&](const KeywordValues &v) {
+         a.handback = v.real(0, -kInf, kInf);
+         if (!(a.handback > 0.0)) throw Error("handback H needs H > 0");
        }},
       {"gap", "G", 1, 1, "fewest steps between two teacher calls for labels or audits (default 0)",
        [&](const KeywordValues &v) {
@@ -220,6 +227,8 @@ FixNEPTrainSettings parse_fix_nep_train(const std::vector<std::string> &args, in
     if (s.select_threshold >= 0.0) throw Error("mode active selects by the committee; drop 'select'");
     if (s.act.true_units && !(s.act.audit > 0.0))
       throw Error("'threshold LO HI true' needs 'audit P' with P > 0: the calibration is fitted on audited frames");
+    if (s.act.handback > s.act.hi)
+      throw Error("handback H needs H <= HI of threshold: above HI the teacher would take over again at once");
     if (s.act.adopt_after == 0) s.act.adopt_after = 10 * static_cast<int64_t>(s.every);
     if (s.act.adopt_after_student == 0) s.act.adopt_after_student = 10 * s.act.adopt_after;
     s.deploy = true;    // the student must be the latest model

@@ -114,6 +114,28 @@ TEST(ActiveController, HandBackNeedsANewerRoundAndTrust) {
   EXPECT_FALSE(c.teacher_drives());
 }
 
+// handback H: the student drives again below H instead of LO (large systems)
+TEST(ActiveController, HandBackBelowHWhenGiven) {
+  ActiveSettings s = settings();
+  s.handback = 0.3;    // LO 0.1, HI 0.5
+  ActiveController c = student_driving(s);
+  c.plan_check(10, 0.9, true, 2);    // take-over
+  ASSERT_TRUE(c.take_handover(10, false));
+  c.count_step();
+  c.plan_check(20, 0.35, true, 3);    // a newer round, above H
+  EXPECT_FALSE(c.take_handover(20, false));
+  c.plan_check(30, 0.25, true, 3);    // above LO, below H: hands back
+  EXPECT_TRUE(c.take_handover(30, false));
+  EXPECT_FALSE(c.teacher_drives());
+  // and the same step without handback keeps the teacher driving (LO rules)
+  ActiveController d = student_driving();
+  d.plan_check(10, 0.9, true, 2);
+  ASSERT_TRUE(d.take_handover(10, false));
+  d.count_step();
+  d.plan_check(30, 0.25, true, 3);
+  EXPECT_FALSE(d.take_handover(30, false));
+}
+
 TEST(ActiveController, GapSpacesLabelsAndAuditsNotTakeOvers) {
   ActiveSettings s = settings();
   s.gap = 25;

@@ -37,6 +37,7 @@ struct ActiveSettings {
   int members = 4;               // committee size M: the driving model and M-1 members
   int member_reset = 0;          // each member is re-initialised every this many rounds, staggered (0: never)
   double lo = 0.05, hi = 0.25;   // deviation thresholds (eV/Angstrom)
+  double handback = -1.0;        // the teacher driving: a newer model drives below this (< 0: LO)
   bool true_units = false;       // thresholds compare with the calibrated deviation
   int64_t gap = 0;               // fewest steps between two teacher calls for labels or audits
   int64_t budget = -1;           // teacher evaluations allowed in all (-1: no limit)
