@@ -24,17 +24,7 @@
 
 using namespace LAMMPS_NS;
 
-namespace {
-// the periodic cell as rows a, b, c (LAMMPS's h), as frames store it
-void cell_rows(const Domain *domain, double h[9], bool pbc[3])
-{
-  const double rows[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
-  std::copy(rows, rows + 9, h);
-  pbc[0] = domain->xperiodic;
-  pbc[1] = domain->yperiodic;
-  pbc[2] = domain->zperiodic;
-}
-}    // namespace
+using nep_lmp::cell_rows;
 
 bool FixNEPTrain::carve_fits_box() const
 {

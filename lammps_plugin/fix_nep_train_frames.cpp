@@ -69,11 +69,7 @@ bool FixNEPTrain::gather_frame(const double ev_total[7], nep::TrainingFrame &fr,
       finite = finite && std::isfinite(m[2 + d]) && std::isfinite(m[5 + d]);
     }
   }
-  const double h[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
-  std::copy(h, h + 9, fr.cell);
-  fr.pbc[0] = domain->xperiodic;
-  fr.pbc[1] = domain->yperiodic;
-  fr.pbc[2] = domain->zperiodic;
+  nep_lmp::cell_rows(domain, fr.cell, fr.pbc);
   fr.has_energy = fr.has_forces = fr.has_virial = true;
   fr.energy = ev_total[0];
   // LAMMPS order xx yy zz xy xz yz -> row-major 3x3 (symmetric)

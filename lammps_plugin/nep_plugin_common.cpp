@@ -1,9 +1,11 @@
 #include "nep_plugin_common.h"
 
+#include "domain.h"
 #include "error.h"
 #include "lammps.h"
 #include "update.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -67,6 +69,15 @@ std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm wor
   std::vector<double> send(mine);
   MPI_Gatherv(send.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, world);
   return all;
+}
+
+void cell_rows(const LAMMPS_NS::Domain *domain, double h[9], bool pbc[3])
+{
+  const double rows[9] = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
+  std::copy(rows, rows + 9, h);
+  pbc[0] = domain->xperiodic;
+  pbc[1] = domain->yperiodic;
+  pbc[2] = domain->zperiodic;
 }
 
 std::string join(const std::vector<std::string> &words)

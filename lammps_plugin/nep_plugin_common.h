@@ -5,6 +5,7 @@
 namespace LAMMPS_NS {
 class LAMMPS;
 class Fix;
+class Domain;
 }
 
 #include <mpi.h>
@@ -31,6 +32,10 @@ std::vector<double> gather_to_root(const std::vector<double> &mine, MPI_Comm wor
 // A barrier at which the other ranks sleep (1 ms polls) instead of spinning in MPI while rank 0 is
 // busy (e.g. pair_style ipi waiting for a DFT code that may share their cores). Collective.
 void wait_for_root(MPI_Comm world);
+
+// The periodic cell as rows a, b, c (LAMMPS's h; the frames' and nep::MinimumImage's convention)
+// and its periodic directions
+void cell_rows(const LAMMPS_NS::Domain *domain, double h[9], bool pbc[3]);
 
 // words joined by single spaces
 std::string join(const std::vector<std::string> &words);

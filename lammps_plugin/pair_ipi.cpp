@@ -23,6 +23,7 @@
 #include "nep/ipi/client_input.hpp"
 #include "nep/ipi/client_process.hpp"
 #include "nep/ipi/server.hpp"
+#include "nep/carve.hpp"
 #include "nep/elements.hpp"
 #include "nep_plugin_common.h"
 #include "pair_ipi_settings.h"
@@ -175,17 +176,14 @@ bool PairIPI::gather_atoms(std::vector<int> &types, std::vector<double> &x)
 }
 
 // dx (a difference of positions) to its image nearest in fractional coordinates, periodic directions
-// only (LAMMPS's own Domain::minimum_image changed its arguments in 2026 and rejects far images)
+// only (nep::MinimumImage; LAMMPS's own Domain::minimum_image changed its arguments in 2026 and
+// rejects far images)
 void PairIPI::nearest_image(double *dx) const
 {
-  const double *h = domain->h, *hi = domain->h_inv;    // Voigt: xx yy zz yz xz xy
-  double s[3] = {hi[0] * dx[0] + hi[5] * dx[1] + hi[4] * dx[2], hi[1] * dx[1] + hi[3] * dx[2], hi[2] * dx[2]};
-  const int periodic[3] = {domain->xperiodic, domain->yperiodic, domain->zperiodic};
-  for (int d = 0; d < 3; ++d)
-    if (periodic[d]) s[d] -= std::round(s[d]);
-  dx[0] = h[0] * s[0] + h[5] * s[1] + h[4] * s[2];
-  dx[1] = h[1] * s[1] + h[3] * s[2];
-  dx[2] = h[2] * s[2];
+  double h[9];
+  bool pbc[3];
+  nep_lmp::cell_rows(domain, h, pbc);
+  nep::MinimumImage(h, pbc).apply(dx);
 }
 
 // Rank 0: the client's input file against LAMMPS's atoms (ID order): species must agree (else the

@@ -188,6 +188,14 @@ TEST(FixNEPTrainKeywords, Defaults) {
   EXPECT_EQ(a.act.adopt_after, 100);            // 10 x every
   EXPECT_EQ(a.act.adopt_after_student, 1000);    // 10 x adopt_after
   EXPECT_DOUBLE_EQ(a.act.fmax, 20.0);
+  EXPECT_EQ(s.carve_regions, 0);    // carve none
+  const auto c = nep_lmp::parse_fix_nep_train(words(kBase + " carve 2.6 4"), 1);
+  EXPECT_DOUBLE_EQ(c.carve_core, 2.6);
+  EXPECT_EQ(c.carve_regions, 4);
+  EXPECT_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " carve 2.6 4 carve none"), 1).carve_regions, 0);
+  EXPECT_LT(a.act.handback, 0.0);    // LO
+  EXPECT_DOUBLE_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw threshold 0.1 0.5 handback 0.5"), 1)
+                       .act.handback, 0.5);
   EXPECT_DOUBLE_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " select error 0.2"), 1).select_threshold, 0.2);
   EXPECT_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " budget 5 budget none mode active teacher sw"), 1).act.budget,
             -1);    // the last one given

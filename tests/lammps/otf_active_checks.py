@@ -21,7 +21,7 @@ import functools, json, os, signal, subprocess, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
-from otf_common import arg_parser, launch_lmp, nep_in, prepare, read_buffer, rel, thermo_rows, training_team_runs  # noqa: E402
+from otf_common import arg_parser, box_data, launch_lmp, nep_in, prepare, read_buffer, rel, thermo_rows, training_team_runs  # noqa: E402
 
 ap = arg_parser()
 ap.add_argument("--mpi", action="store_true")
@@ -30,18 +30,7 @@ args = ap.parse_args()
 NEP_IN = nep_in(epochs=10)
 AUDIT = 0.3    # audit probability of the runs: enough audited frames (>= 5) to calibrate in 940 steps
 
-# the box comes from a data file written once on 1 rank: create_atoms numbers atoms by rank, so a
-# 2-rank run would otherwise hold the same atoms under other IDs
-BOX_DATA = """units metal
-boundary p p p
-lattice diamond 5.431
-region box block 0 3 0 3 0 3
-create_box 1 box
-create_atoms 1 box
-mass 1 28.0855
-displace_atoms all random 0.05 0.05 0.05 4242 units box
-write_data box.data
-"""
+BOX_DATA = box_data(3)
 BOX = """units metal
 boundary p p p
 read_data box.data

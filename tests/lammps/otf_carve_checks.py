@@ -17,7 +17,7 @@ import json, math, os, re, subprocess, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
-from otf_common import arg_parser, launch_lmp, nep_in, prepare  # noqa: E402
+from otf_common import arg_parser, box_data, launch_lmp, nep_in, prepare  # noqa: E402
 
 ap = arg_parser()
 ap.add_argument("--mpi", action="store_true")
@@ -28,26 +28,18 @@ RC = 4.2                    # nep_in's largest cutoff
 CORE, K = 2.6, 3
 OUTER = CORE + 2 * RC       # 11.0 A: fits the 32.6 A box
 
-BOX_DATA = """units metal
-boundary p p p
-lattice diamond 5.431
-region box block 0 6 0 6 0 6
-create_box 1 box
-create_atoms 1 box
-mass 1 28.0855
-displace_atoms all random 0.05 0.05 0.05 4242 units box
-write_data box.data
-"""
-
-
-def passive_deck(steps=60):
-    return f"""units metal
+BOX_DATA = box_data(6)
+HEAD = f"""units metal
 boundary p p p
 read_data box.data
 velocity all create 1500 7 loop geom
 timestep 0.001
 plugin load {args.plugin}
-pair_style sw
+"""
+
+
+def passive_deck(steps=60):
+    return HEAD + f"""pair_style sw
 pair_coeff * * Si.sw Si
 fix nvt all nvt temp 1500 1500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 6 carve {CORE} {K}
@@ -59,13 +51,7 @@ run {steps}
 
 
 def active_deck(steps=300):
-    return f"""units metal
-boundary p p p
-read_data box.data
-velocity all create 1500 7 loop geom
-timestep 0.001
-plugin load {args.plugin}
-pair_style hybrid/overlay nep/gpu cutoff {RC} sw
+    return HEAD + f"""pair_style hybrid/overlay nep/gpu cutoff {RC} sw
 pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 1500 1500 0.1

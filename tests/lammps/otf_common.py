@@ -42,6 +42,15 @@ def si_box(units="metal", rattle=False):
             + "velocity all create 1500 7 loop geom\n")
 
 
+def box_data(cells):
+    """Input lines writing box.data: diamond Si of cells^3 conventional cells, rattled (seed 4242).
+    Written once on 1 rank: create_atoms numbers atoms by rank, so a 2-rank run would otherwise hold
+    the same atoms under other IDs."""
+    return (f"units metal\nboundary p p p\nlattice diamond 5.431\nregion box block 0 {cells} 0 {cells} 0 {cells}\n"
+            "create_box 1 box\ncreate_atoms 1 box\nmass 1 28.0855\n"
+            "displace_atoms all random 0.05 0.05 0.05 4242 units box\nwrite_data box.data\n")
+
+
 def numbers(text):
     """Every token of `text` that parses as a number (quotes and '=' split tokens), in order."""
     out = []
