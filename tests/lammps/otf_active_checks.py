@@ -522,8 +522,7 @@ try:
 except subprocess.CalledProcessError as e:
     check(False, f"kill -9: buffer unreadable ({e.stderr})")
 
-# ---- 5. bad input
-e = newdir("errors")
+# ---- 5. bad input (each run in its own folder: a run that gets past parsing opens its buffer si.h5)
 bad = [
     ("no teacher", deck(first=10, after=(), dump=False).replace("teacher sw ", ""), "mode active needs 'teacher STYLE'"),
     ("unknown teacher", deck(first=10, after=(), dump=False).replace("teacher sw", "teacher tersoff"),
@@ -547,7 +546,7 @@ bad = [
      "needs 'audit P' with P > 0"),
     ("no cutoff for a model-less nep", deck(first=10, after=(), dump=False).replace(" cutoff 4.2", ""), "needs 'pair_style nep/gpu cutoff R'"),
 ]
-bad_runs = [launch(e, text, name=f"in.bad{i}", expect_ok=False) for i, (_, text, _) in enumerate(bad)]
+bad_runs = [launch(newdir(f"errors{i}"), text, name="in.bad", expect_ok=False) for i, (_, text, _) in enumerate(bad)]
 for (name, _, msg), b in zip(bad, bad_runs):
     p, out = b.finish()
     check(p.returncode != 0 and msg in out, f"bad input ({name}): '{msg}'")

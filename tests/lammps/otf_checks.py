@@ -109,8 +109,8 @@ def check_labels(started):
 
 
 def start_errors():
-    """every bad-input run, started together (section 6 reads them)"""
-    ed = newdir("errors")
+    """every bad-input run, started together (section 6 reads them), each in its own folder: a run that gets past
+    parsing opens its buffer si.h5, which another run must not find in use"""
     cases = [
         ("missing input", deck().replace(" input nep.in", ""), "keyword 'input' is required"),
         ("element not in nep.in", deck(fix_args="elements C"), "element 'C' (atom type 1) is not in nep.in"),
@@ -122,14 +122,17 @@ def start_errors():
         ("bad heldout", deck(fix_args="heldout 1.5"), "heldout must be in [0, 1)"),
         ("bad min_updates", deck(fix_args="min_updates -5"), "min_updates must be >= 0"),
     ]
-    open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
     # a teacher producing NaN: a second atom on top of the first (lj/cut at r = 0), no integration
     nan_deck = deck(every=5, steps=10, integrate="", extra_before="").replace(
         "create_atoms 1 box\n", "create_atoms 1 box\ncreate_atoms 1 single 0 0 0 units box\n").replace(
         "displace_atoms all random 0.1 0.1 0.1 4242\n", "").replace("pair_style sw\npair_coeff * * Si.sw Si",
                                                                   "pair_style lj/cut 3.0\npair_coeff * * 1.0 2.0")
-    return ([(what, msg, launch(ed, text, name=f"in.err{i}", expect_ok=False)) for i, (what, text, msg) in enumerate(cases)],
-            launch(ed, nan_deck, name="in.nan", expect_ok=False))
+    runs = []
+    for i, (what, text, msg) in enumerate(cases):
+        ed = newdir(f"errors{i}")
+        open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
+        runs.append((what, msg, launch(ed, text, name="in.err", expect_ok=False)))
+    return runs, launch(newdir("errors_nan"), nan_deck, name="in.nan", expect_ok=False)
 
 
 # The runs that need no other run's output start together here (sections 1, 2's first run, 3, 4's
