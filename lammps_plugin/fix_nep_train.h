@@ -123,6 +123,8 @@ class FixNEPTrain : public Fix {
   void active_pre_reverse(int eflag, int vflag);
   void student_error(double out[3]);
   void active_end_of_step();
+  void active_handover(bigint step);    // the planned hand-over, if any
+  void active_adopt(bigint step);       // a due round adopted
   double active_vector(int i) const;
   double committee_deviation();
   bool call_teacher(int eflag, int vflag, bool keep_forces);

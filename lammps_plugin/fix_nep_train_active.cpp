@@ -14,13 +14,15 @@
                       stay; a seeded audit draw, whatever the deviation, calls the teacher
                       on some steps: only those frames calibrate the deviation
      teacher driving: its forces are LAMMPS's already; the frame is labelled; the student takes
-                      over again once a round adopted after the handover brings sigma below lo.
+                      over again once a round adopted after the handover brings sigma below lo
+                      on a check step (positions the new models were not trained on).
    The budget caps teacher evaluations whatever drives: spent while the teacher drives, the student
    drives from the next step (budget_check).
    Every teacher frame is buffered (unless exploded: a force above fmax) and pairs the committee's
    prediction with the student's true error (calibration). Rounds: a round starts when train_every
-   frames arrived since the last one started, and is adopted (MD waiting if needed) adopt_after
-   steps later: fixed points, so the run does not depend on timing.
+   frames arrived since the last one started (first_round while the teacher drives), and is adopted
+   (MD waiting if needed) adopt_after steps later (0: at once): fixed points, so the run does not
+   depend on timing.
 ------------------------------------------------------------------------- */
 
 #include "fix_nep_train_impl.h"
@@ -391,24 +393,39 @@ void FixNEPTrain::active_after_setup()
   budget_check(update->ntimestep);
 }
 
+// the hand-over the controller planned on this step, if any: the driver flips from the next step
+void FixNEPTrain::active_handover(bigint step)
+{
+  nep::ActiveController &ctl = act->ctl;
+  if (!ctl.take_handover(step, round_running)) return;
+  set_driver(ctl.teacher_drives());
+  if (comm->me == 0) {
+    utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
+                   step, ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation());
+    history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"{}\",\"max_dev_eV_per_A\":{:.9g}", step,
+                              ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation()));
+  }
+}
+
+// A round due now is adopted (the MD waits for it if it is not done). The student takes over again
+// only on a later check step: trust is measured on positions the new models were not trained on
+// (on the take-over's own positions a committee that just fitted them agrees whatever it learnt).
+void FixNEPTrain::active_adopt(bigint step)
+{
+  if (act->ctl.adoption_due(step, round_running)) adopt_round();
+}
+
 void FixNEPTrain::active_end_of_step()
 {
   nep::ActiveController &ctl = act->ctl;
   const bigint step = update->ntimestep;
-  if (ctl.take_handover(step, round_running)) {
-    set_driver(ctl.teacher_drives());
-    if (comm->me == 0) {
-      utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
-                     step, ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation());
-      history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"{}\",\"max_dev_eV_per_A\":{:.9g}", step,
-                                ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation()));
-    }
-  }
+  active_handover(step);
   sampled_now = false;
-  if (ctl.adoption_due(step, round_running)) adopt_round();
+  active_adopt(step);
   if (ctl.round_due(frames, round_running)) {
     start_round();
     if (round_running) ctl.round_started(step, frames);
+    active_adopt(step);    // adopt_after 0: on the step it started, the MD waiting for it
   }
   schedule_next_sample();
 }

@@ -87,16 +87,17 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
        }},
       {"adopt_after", "N [M]", 1, 2,
        "a round's models are adopted N steps after it started while the teacher drives, M steps after while the "
-       "student drives (default N = 10 x every, M = 10 x N)",
+       "student drives, rounded up to a check step; 0: on the step it started, the MD waiting for it (default N = 0, "
+       "M = 100 x every)",
        [&](const KeywordValues &v) {
          a.adopt_after = v.integer(0, LLONG_MIN, kBig);
          if (a.adopt_after < 0) throw Error("adopt_after must be >= 0");
-         a.adopt_after_student = v.size() == 2 ? v.integer(1, LLONG_MIN, kBig) : 0;
-         if (a.adopt_after_student < 0) throw Error("adopt_after N M needs M >= 0");
+         a.adopt_after_student = v.size() == 2 ? v.integer(1, LLONG_MIN, kBig) : -1;
+         if (v.size() == 2 && a.adopt_after_student < 0) throw Error("adopt_after N M needs M >= 0");
        }},
       {"first_round", "K", 1, 1,
        "while the teacher drives (from the start, or after a takeover), a round every K new frames (mode active, "
-       "default train_every)",
+       "default 1; 0: train_every)",
        [&](const KeywordValues &v) {
          a.first_round = v.integer(0, LLONG_MIN, kBig);
          if (a.first_round < 0) throw Error("first_round must be >= 0");
@@ -214,6 +215,7 @@ std::string fix_nep_train_usage(int ntypes)
 FixNEPTrainSettings parse_fix_nep_train(const std::vector<std::string> &args, int ntypes)
 {
   FixNEPTrainSettings s;
+  s.act.adopt_after_student = -1;    // not given: 100 x every, once every is known
   const nep::KeywordTable table = fix_nep_train_keywords(s, ntypes);
   const std::vector<std::string> given = table.parse_args(args);
   if (s.every <= 0) throw Error("'every N' with N > 0 is required");
@@ -229,8 +231,7 @@ FixNEPTrainSettings parse_fix_nep_train(const std::vector<std::string> &args, in
       throw Error("'threshold LO HI true' needs 'audit P' with P > 0: the calibration is fitted on audited frames");
     if (s.act.handback > s.act.hi)
       throw Error("handback H needs H <= HI of threshold: above HI the teacher would take over again at once");
-    if (s.act.adopt_after == 0) s.act.adopt_after = 10 * static_cast<int64_t>(s.every);
-    if (s.act.adopt_after_student == 0) s.act.adopt_after_student = 10 * s.act.adopt_after;
+    if (s.act.adopt_after_student < 0) s.act.adopt_after_student = 100 * static_cast<int64_t>(s.every);
     s.deploy = true;    // the student must be the latest model
   } else {
     for (auto g = given.rbegin(); g != given.rend(); ++g)    // the last one given, as LAMMPS reads them

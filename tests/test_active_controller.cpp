@@ -136,6 +136,32 @@ TEST(ActiveController, HandBackBelowHWhenGiven) {
   EXPECT_FALSE(d.take_handover(30, false));
 }
 
+// adopt_after 0 and first_round 1: the take-over's frame starts a round adopted on its step; the student
+// drives again from the next trusted check step (positions the round did not train on)
+TEST(ActiveController, AdoptAtOnceHandsBackOnTheNextTrustedCheck) {
+  ActiveSettings s = settings();
+  s.adopt_after = 0;
+  ASSERT_EQ(s.first_round, 1);    // the default
+  ActiveController c = student_driving(s);
+  c.plan_check(10, 0.9, true, 2);    // take-over at 2 rounds
+  ASSERT_TRUE(c.take_handover(10, false));
+  EXPECT_TRUE(c.round_due(1, false));    // the take-over's frame alone
+  c.round_started(10, 1);
+  EXPECT_TRUE(c.adoption_due(10, true));    // on the step it started
+  for (int k = 0; k < 10; ++k) c.count_step();    // steps 11..20: the teacher drives
+  CheckPlan p = c.plan_check(20, 0.05, true, 3);    // the adopted round trusted on new positions
+  EXPECT_EQ(p.reason, TeacherReason::Driving);
+  EXPECT_TRUE(c.take_handover(20, false));
+  EXPECT_EQ(c.teacher_evaluations(), 11);    // the take-over call and the 10 steps it drove
+  s.adopt_after = 15;    // N > 0 keeps rounding up to a check step
+  ActiveController d = student_driving(s);
+  d.plan_check(10, 0.9, true, 2);
+  ASSERT_TRUE(d.take_handover(10, false));
+  d.round_started(10, 1);
+  EXPECT_FALSE(d.adoption_due(20, true));
+  EXPECT_TRUE(d.adoption_due(30, true));
+}
+
 TEST(ActiveController, GapSpacesLabelsAndAuditsNotTakeOvers) {
   ActiveSettings s = settings();
   s.gap = 25;
@@ -464,25 +490,6 @@ TEST(ActiveController, RestoreByNameNotPosition) {
                nep::Error);
   nep::StateRecord bad = nep::StateRecord::parse("nep-state active-controller 1\nsteps r 1.5\n", "active-controller", 1, "t");
   EXPECT_THROW(bad.integer("steps", 0), nep::Error);    // a real where an integer belongs
-}
-
-TEST(StateRecord, TextsAndRealsRoundTripExactly) {
-  nep::StateRecord r("x", 2);
-  const std::string model = "nep4 2 Te Pb\ncutoff 8 4\n\nline with trailing newline\n";
-  r.set_text("model", model);
-  r.set_text("empty", "");
-  r.set_reals("v", {0.1, -1e-300, 1.0 / 3.0, 6.02214076e23});
-  r.set_real("third", 1.0 / 3.0);
-  r.set_integer("big", -9007199254740993LL);
-  const nep::StateRecord q = nep::StateRecord::parse(r.str(), "x", 2, "test");
-  EXPECT_EQ(q.text("model"), model);
-  EXPECT_EQ(q.text("empty", "fallback"), "");
-  EXPECT_EQ(q.reals("v"), (std::vector<double>{0.1, -1e-300, 1.0 / 3.0, 6.02214076e23}));
-  EXPECT_EQ(q.real("third", 0.0), 1.0 / 3.0);
-  EXPECT_EQ(q.integer("big", 0), -9007199254740993LL);
-  EXPECT_EQ(q.str(), r.str());
-  const std::string s = r.str();
-  EXPECT_THROW(nep::StateRecord::parse(s.substr(0, s.size() - 20), "x", 2, "test"), nep::Error);
 }
 
 nep_lmp::FixNEPTrainState sample_state() {

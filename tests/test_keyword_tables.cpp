@@ -185,8 +185,15 @@ TEST(FixNEPTrainKeywords, Defaults) {
   EXPECT_DOUBLE_EQ(a.act.lo, 0.05);
   EXPECT_DOUBLE_EQ(a.act.hi, 0.25);
   EXPECT_EQ(a.act.budget, -1);
-  EXPECT_EQ(a.act.adopt_after, 100);            // 10 x every
-  EXPECT_EQ(a.act.adopt_after_student, 1000);    // 10 x adopt_after
+  EXPECT_EQ(a.act.adopt_after, 0);               // at once while the teacher drives
+  EXPECT_EQ(a.act.adopt_after_student, 1000);    // 100 x every
+  EXPECT_EQ(a.act.first_round, 1);
+  // an explicit M = 0 stays 0 (at once), N alone leaves M its default
+  const auto z = nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw adopt_after 0 0"), 1);
+  EXPECT_EQ(z.act.adopt_after_student, 0);
+  const auto n = nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw adopt_after 30"), 1);
+  EXPECT_EQ(n.act.adopt_after, 30);
+  EXPECT_EQ(n.act.adopt_after_student, 1000);
   EXPECT_DOUBLE_EQ(a.act.fmax, 20.0);
   EXPECT_EQ(s.carve_regions, 0);    // carve none
   const auto c = nep_lmp::parse_fix_nep_train(words(kBase + " carve 2.6 4"), 1);

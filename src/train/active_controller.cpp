@@ -88,8 +88,7 @@ CheckPlan ActiveController::plan_check(int64_t step, double max_deviation, bool 
   if (take_over) {
     switch_pending_ = true;
     rounds_at_handover_ = rounds;
-  } else if (teacher_drives_ && committee && rounds > rounds_at_handover_ &&
-             p.deviation < (s_.handback >= 0.0 ? s_.handback : s_.lo)) {
+  } else if (hand_back_due(p.deviation, committee, rounds)) {
     switch_pending_ = true;    // a newer model is trusted here: the student drives again
   }
   return p;

@@ -51,7 +51,7 @@ compute tpe all pair sw
 compute spe all pair nep/gpu
 fix nvt all nvt temp 1000 1000 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6 threads {threads} keep_rounds yes {fix_extra}
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6 first_round 5 threads {threads} keep_rounds yes {fix_extra}
 thermo_style custom step temp pe c_tpe c_spe f_learn[1] f_learn[2] f_learn[7] f_learn[8] f_learn[11] f_learn[12] f_learn[13] f_learn[14] &
     f_learn[16] f_learn[17] f_learn[18]
 thermo_modify format float %.17g
@@ -180,14 +180,15 @@ t0 = time.time()
 started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **kw)),
            "first": launch(r, deck(after=(100,), dump=False) + "write_restart active.restart\n", name="in.first")}
 # the controls, each in a run of its own: a budget (hard cap, with the heating shock's take-over
-# inside it), a gap, an fmax that every frame exceeds
-ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax")}
+# inside it), a gap, an fmax that every frame exceeds, adopt_after 0 while the teacher drives
+ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax", "adopt0")}
 # (and fix_modify final_round 2 before its last run only: one final round, at the end)
 budget_deck = deck(fix_extra="budget 160", dump=False)
 budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2\nrun 40\n"
 started["budget"] = launch(ctl_dirs["budget"], budget_deck)
 started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
 started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
+started["adopt0"] = launch(ctl_dirs["adopt0"], deck(fix_extra="adopt_after 0 50 first_round 1 handback 0.6", dump=False))
 if args.mpi:
     # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
     # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
@@ -204,7 +205,7 @@ pair_coeff * * nep/gpu none Si
 pair_coeff * * sw Si.sw Si
 fix nvt all nvt temp 2500 2500 0.1
 fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 5 &
-    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6
+    mode active teacher sw committee 3 threshold 0.15 0.6 adopt_after 50 50 audit {AUDIT} member_reset 6 first_round 5
 run 200
 run 40
 """
@@ -451,6 +452,21 @@ ev_f = [e for e in history(ctl_dirs["fmax"]) if e["event"] == "teacher"]
 check(p.returncode == 0 and ev_f and not any(e["kept"] for e in ev_f) and int(last_f["f_learn[1]"]) == 0
       and int(last_f["f_learn[7]"]) == len(ev_f),
       f"fmax 0.5: {len(ev_f)} teacher frames, none buffered, {last_f['f_learn[7]']:.0f} rejected")
+# adopt_after 0 (the default) while the teacher drives: each take-over's round starts and is adopted on
+# the take-over step (first_round 1), and the student drives again from a later check step whose
+# deviation is below handback (0.6 here), never on the take-over step itself
+p, _ = started["adopt0"].finish()
+ev_a = history(ctl_dirs["adopt0"])
+hand_a = [e for e in ev_a if e["event"] == "handover"]
+to_teacher = [e["step"] for e in hand_a if e["to"] == "teacher"]
+at_once = {e["step"] for e in ev_a if e["event"] == "round" and e["step"] == e["started_step"] and not e.get("final")}
+checks_a = {e["step"]: e["max_dev_eV_per_A"] for e in ev_a if e["event"] == "check"}
+backs = [(t["step"], nxt["step"]) for t, nxt in zip(hand_a, hand_a[1:]) if t["to"] == "teacher" and nxt["to"] == "student"]
+check(p.returncode == 0 and to_teacher and all(s in at_once for s in to_teacher) and backs
+      and all(b > t and b % 10 == 0 and checks_a.get(b, 1.0) < 0.6 for t, b in backs)
+      and any(b == t + 10 for t, b in backs),
+      f"adopt_after 0: take-overs at {to_teacher}, each with a round adopted on its step; the student back at "
+      f"{[b for _, b in backs]} (a later check below handback)")
 
 # ---- 2. determinism: same seed, same bytes (repeat, training threads 2, 2 MPI ranks)
 def same_outputs(a, b):

@@ -7,7 +7,8 @@
 // A check step (every `every` steps), given sigma = max over atoms of the committee's force
 // deviation (compared as k * sigma with `threshold ... true`, k the calibration factor):
 //   teacher driving:   its frame is labelled ("driving"); the student takes over again once a round
-//                      adopted after the take-over brings the deviation below LO
+//                      adopted after the take-over brings the deviation below LO (handback H) on a
+//                      check step: on positions the new models were not trained on
 //   student driving:   deviation >= HI (budget left)            -> "upper": the teacher is computed,
 //                                                                 its forces replace the student's
 //                                                                 this step, it drives from the next
@@ -22,7 +23,9 @@
 // teacher drives, the student drives from the next step (budget_hand_back).
 // Rounds in mode active start when `first_round` (teacher driving) or `train_every` frames arrived
 // since the last start and are adopted `adopt_after` (teacher) or `adopt_after_student` steps
-// later, rounded up to a check step: fixed points, so a run never depends on timing.
+// later, rounded up to a check step: fixed points, so a run never depends on timing. adopt_after 0
+// (the default while the teacher drives) adopts the round on the step it started, the MD waiting
+// for it: every step the teacher drives costs an evaluation, a round costs only wall time.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,9 +45,9 @@ struct ActiveSettings {
   int64_t gap = 0;               // fewest steps between two teacher calls for labels or audits
   int64_t budget = -1;           // teacher evaluations allowed in all (-1: no limit)
   double audit = 0.0;            // probability of auditing a trusted check step
-  int64_t adopt_after = 0;       // steps from a round's start to its adoption, teacher driving
+  int64_t adopt_after = 0;       // steps from a round's start to its adoption, teacher driving (0: at once)
   int64_t adopt_after_student = 0;  // ... student driving
-  int64_t first_round = 0;       // frames per round while the teacher drives (0: train_every)
+  int64_t first_round = 1;       // frames per round while the teacher drives (0: train_every)
   double fmax = 20.0;            // a teacher frame with a force component above this is not buffered
 };
 
@@ -137,6 +140,11 @@ class ActiveController {
 
  private:
   int64_t round_up_to_check(int64_t step) const { return (step + every_ - 1) / every_ * every_; }
+  // the teacher drives and a round adopted since its take-over brings the deviation below H: hand back
+  bool hand_back_due(double deviation, bool committee, int rounds) const {
+    return teacher_drives_ && committee && rounds > rounds_at_handover_ &&
+           deviation < (s_.handback >= 0.0 ? s_.handback : s_.lo);
+  }
 
   ActiveSettings s_;
   uint64_t seed_;
