@@ -1,0 +1,91 @@
+// Replays the training rounds of a fix nep/train run offline, to study how a round's length (or
+// the learning rate) changes what the rounds learn, without rerunning the MD:
+//   bench_round_replay BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT [MIN_UPDATES=300] [LR] [THREADS=2]
+// BUFFER.h5, HISTORY.jsonl: the run's buffer and history; NEP.IN, SEED, HELDOUT: its nep.in, fix
+// seed and heldout fraction. Each non-final round of the history is trained again as the fix
+// trains its driving model (train_otf_round, committee 1: members never change the driving model),
+// on the buffer's first n_train training frames (the fix's split rule, OtfBuffer::is_heldout), its
+// held-out frames written before that round, warm-started from the previous replayed round, with
+// the round's own epoch count and MIN_UPDATES; LR replaces nep.in's lr. With the run's own settings
+// the replay gives the run's rounds while the reservoir holds every frame (capacity >= frames).
+// Prints per round: training frames, epochs, train and held-out force RMSE (meV/A), seconds.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "nep/calculator.hpp"
+#include "nep/data/frame_store.hpp"
+#include "nep/train/config.hpp"
+#include "nep/train/otf_buffer.hpp"
+#include "nep/train/otf_round.hpp"
+
+namespace {
+// the number after "key": on a history line (its lines are flat JSON objects)
+double json_number(const std::string& line, const std::string& key) {
+  const size_t at = line.find("\"" + key + "\":");
+  if (at == std::string::npos) throw std::runtime_error("history line without " + key + ": " + line);
+  return std::atof(line.c_str() + at + key.size() + 3);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: bench_round_replay BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT [MIN_UPDATES] [LR] [THREADS]\n");
+    return 2;
+  }
+  try {
+    nep::KokkosSession kokkos(argc > 8 ? std::atoi(argv[8]) : 2);
+    const std::vector<nep::TrainingFrame> frames = nep::read_frame_store(argv[1]);
+    nep::TrainConfig cfg = nep::read_train_config(argv[3]);
+    cfg.seed = std::strtoull(argv[4], nullptr, 10);
+    const double heldout = std::atof(argv[5]);
+    const int min_updates = argc > 6 ? std::atoi(argv[6]) : 300;
+    if (argc > 7) cfg.lr = std::atof(argv[7]);
+    // training frames in store order, each with the number of held-out frames written before it
+    std::vector<const nep::TrainingFrame*> train;
+    std::vector<size_t> held_before;
+    std::vector<nep::TrainingFrame> held;
+    for (size_t k = 0; k < frames.size(); ++k) {
+      if (nep::OtfBuffer::is_heldout(cfg.seed, heldout, static_cast<int64_t>(k))) {
+        held.push_back(frames[k]);
+      } else {
+        train.push_back(&frames[k]);
+        held_before.push_back(held.size());
+      }
+    }
+    std::ifstream history(argv[2]);
+    if (!history) throw std::runtime_error(std::string("cannot read ") + argv[2]);
+    std::printf("%5s %7s %6s %12s %12s %8s\n", "round", "n_train", "epochs", "train_F", "heldout_F", "seconds");
+    nep::Model model;
+    bool has_model = false;
+    uint64_t round = 0;
+    for (std::string line; std::getline(history, line);) {
+      if (line.find("\"event\":\"round\"") == std::string::npos || line.find("\"final\":true") != std::string::npos) continue;
+      const size_t n = static_cast<size_t>(json_number(line, "n_train"));
+      if (n == 0 || n > train.size()) throw std::runtime_error("round with " + std::to_string(n) + " training frames; the buffer has " + std::to_string(train.size()));
+      nep::OtfRoundInput in;
+      in.cfg = cfg;
+      for (size_t i = 0; i < n; ++i) in.train.push_back(*train[i]);
+      in.heldout.assign(held.begin(), held.begin() + static_cast<long>(held_before[n - 1]));
+      in.has_start = has_model;
+      if (has_model) in.start = model;
+      in.round = ++round;
+      in.epochs = static_cast<int>(json_number(line, "epochs"));
+      in.min_updates = min_updates;
+      in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
+      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+      model = std::move(r.model);
+      has_model = true;
+      std::printf("%5lu %7d %6d %12.1f %12.1f %8.1f\n", static_cast<unsigned long>(round), r.n_train, r.epochs,
+                  1e3 * r.train_rmse_f, 1e3 * r.heldout_rmse_f, r.seconds);
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_round_replay: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
