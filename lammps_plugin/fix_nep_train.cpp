@@ -201,7 +201,8 @@ void FixNEPTrain::init()
                               "\"frames\":{},\"rounds\":{}",
                               update->ntimestep, atom->natoms, els, nep_lmp::json_escape(opt->buffer_path),
                               nep_lmp::json_escape(opt->model_path), nep_lmp::json_escape(opt->input_path), opt->seed, opt->every,
-                              opt->train_every, frames, rounds));
+                              opt->train_every, frames, rounds) +
+                  (opt->active ? fmt::format(",\"deviation\":\"{}\"", opt->act.rms ? "rms" : "max") : std::string()));
   }
   if (restart_frames < 0) next_round_at = std::max<bigint>(opt->train_every, 1);
   if (act && !act->have_committee() && !model_text.empty()) {

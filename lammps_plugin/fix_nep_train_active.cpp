@@ -152,7 +152,7 @@ void FixNEPTrain::adopt_committee(const std::vector<std::string> &members)
 }
 
 // sigma_i of every owned atom into act->sigma (the fix's per-atom vector); returns max_i sigma_i
-// over all ranks
+// over all ranks, or with `deviation rms` sqrt(sum_i sigma_i^2 / N) over all N atoms
 double FixNEPTrain::committee_deviation()
 {
   nep::ScopedStage stage("otf_committee");    // NEP_TIMING=1: per-stage times at exit
@@ -181,6 +181,12 @@ double FixNEPTrain::committee_deviation()
   act->sigma.resize(std::max(atom->nmax, 1));
   nep::force_deviation(fm, nlocal, act->sigma.data());
   vector_atom = act->sigma.data();
+  if (act->ctl.settings().rms) {
+    double mine[2] = {0.0, static_cast<double>(nlocal)}, all[2] = {0.0, 0.0};
+    for (int i = 0; i < nlocal; ++i) mine[0] += act->sigma[i] * act->sigma[i];
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, world);
+    return all[1] > 0.0 ? std::sqrt(all[0] / all[1]) : 0.0;
+  }
   double mine = 0.0, all = 0.0;
   for (int i = 0; i < nlocal; ++i) mine = std::max(mine, act->sigma[i]);
   MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, world);
@@ -327,7 +333,7 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
     double scored[3] = {0.0, 0.0, 0.0};
     if (committee) student_error(scored);
     const FrameOutcome out = take_frame(ev, true, committee ? scored : nullptr);
-    ctl.record_label(plan, committee, sigma, out.max_err);
+    ctl.record_label(plan, committee, sigma, ctl.settings().rms ? out.rmse : out.max_err);
     if (comm->me == 0)
       history_event(fmt::format("\"event\":\"teacher\",\"step\":{},\"reason\":\"{}\",\"max_dev_eV_per_A\":{:.9g},"
                                 "\"true_max_err_eV_per_A\":{:.9g},\"true_rmse_f_eV_per_A\":{:.9g},\"kept\":{},"

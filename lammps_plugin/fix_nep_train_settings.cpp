@@ -25,7 +25,7 @@ constexpr long long kBig = LLONG_MAX;
 int int_value(const KeywordValues &v, size_t k) { return static_cast<int>(v.integer(k, INT_MIN, INT_MAX)); }
 
 // the keywords that only mode active takes (an error in passive mode)
-const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "handback", "gap", "budget",
+const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "deviation", "handback", "gap", "budget",
                                    "audit",   "adopt_after", "first_round", "fmax"};
 }    // namespace
 
@@ -49,7 +49,7 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          if (a.member_reset < 0) throw Error("member_reset must be >= 0");
        }},
       {"threshold", "LO HI [true]", 2, 3,
-       "lower and upper threshold on the committee's max force deviation, eV/Angstrom; with true, in true-error "
+       "lower and upper threshold on the committee's force deviation (max or rms over atoms: deviation), eV/Angstrom; with true, in true-error "
        "units (the deviation times the calibration factor) (default 0.05 0.25)",
        [&](const KeywordValues &v) {
          a.lo = v.real(0, -kInf, kInf);
@@ -58,6 +58,15 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          if (v.size() == 3 && v.word(2) != "true")
            throw Error("threshold LO HI [true]: the third value must be 'true', not '" + v.word(2) + "'");
          a.true_units = v.size() == 3;
+       }},
+      {"deviation", "max|rms", 1, 1,
+       "the committee's deviation of a check step: max (default), the largest per-atom force deviation, or rms, the root mean "
+       "square over atoms (intensive: a threshold means the same at every box size); the student's true error on audited "
+       "frames, for the calibration, is then its force RMSE",
+       [&](const KeywordValues &v) {
+         if (v.word(0) != "max" && v.word(0) != "rms")
+           throw Error("deviation must be max or rms, not '" + v.word(0) + "'");
+         a.rms = v.word(0) == "rms";
        }},
       {"handback", "H", 1, 1,
        "while the teacher drives, a newer model drives again once the deviation is below H, in the units of threshold "

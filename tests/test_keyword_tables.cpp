@@ -138,7 +138,8 @@ TEST(FixNEPTrainKeywords, ParsesEveryKeyword) {
   const auto s = nep_lmp::parse_fix_nep_train(
       words(kBase + " seed 5 train_every 7 epochs 3 min_updates 2 capacity 50 heldout 0.2 threads 2 nice 4 "
                     "start s.txt elements Si C history none keep_rounds yes mode active teacher sw committee 3 "
-                    "threshold 0.1 0.4 true gap 20 budget 9 audit 0.05 adopt_after 30 60 first_round 4 fmax 12"),
+                    "threshold 0.1 0.4 true gap 20 budget 9 audit 0.05 adopt_after 30 60 first_round 4 fmax 12 "
+                    "deviation rms"),
       2);
   EXPECT_EQ(s.every, 10);
   EXPECT_EQ(s.buffer_path, "b.h5");
@@ -168,6 +169,7 @@ TEST(FixNEPTrainKeywords, ParsesEveryKeyword) {
   EXPECT_EQ(s.act.adopt_after_student, 60);
   EXPECT_EQ(s.act.first_round, 4);
   EXPECT_DOUBLE_EQ(s.act.fmax, 12.0);
+  EXPECT_TRUE(s.act.rms);
 }
 
 TEST(FixNEPTrainKeywords, Defaults) {
@@ -195,6 +197,7 @@ TEST(FixNEPTrainKeywords, Defaults) {
   EXPECT_EQ(n.act.adopt_after, 30);
   EXPECT_EQ(n.act.adopt_after_student, 1000);
   EXPECT_DOUBLE_EQ(a.act.fmax, 20.0);
+  EXPECT_FALSE(a.act.rms);    // deviation max
   EXPECT_EQ(s.carve_regions, 0);    // carve none
   const auto c = nep_lmp::parse_fix_nep_train(words(kBase + " carve 2.6 4"), 1);
   EXPECT_DOUBLE_EQ(c.carve_core, 2.6);
@@ -244,6 +247,8 @@ TEST(FixNEPTrainKeywords, ErrorsNameTheProblem) {
       {act + "budget -2", "budget must be >= 0 or none", 1},
       {act + "audit 2", "audit P needs 0 <= P <= 1", 1},
       {act + "fmax 0", "fmax must be positive (eV/Angstrom)", 1},
+      {act + "deviation mean", "deviation must be max or rms, not 'mean'", 1},
+      {kBase + " deviation rms", "keyword 'deviation' needs 'mode active'", 1},
       {act + "adopt_after 10 -5", "adopt_after N M needs M >= 0", 1},
   };
   for (const auto& c : cases) EXPECT_EQ(fix_error(c.args, c.ntypes), c.message) << c.args;

@@ -181,7 +181,7 @@ started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **k
            "first": launch(r, deck(after=(100,), dump=False) + "write_restart active.restart\n", name="in.first")}
 # the controls, each in a run of its own: a budget (hard cap, with the heating shock's take-over
 # inside it), a gap, an fmax that every frame exceeds, adopt_after 0 while the teacher drives
-ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax", "adopt0")}
+ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax", "adopt0", "rms")}
 # (and fix_modify final_round 2 before its last run only: one final round, at the end)
 budget_deck = deck(fix_extra="budget 160", dump=False)
 budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2\nrun 40\n"
@@ -189,6 +189,9 @@ started["budget"] = launch(ctl_dirs["budget"], budget_deck)
 started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
 started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
 started["adopt0"] = launch(ctl_dirs["adopt0"], deck(fix_extra="adopt_after 0 50 first_round 1 handback 0.6", dump=False))
+started["rms"] = launch(ctl_dirs["rms"], deck(after=(), fix_extra="deviation rms", dump=False).replace(
+    "run 600\n", "dump dv all custom 10 dev.dump id type x y z f_learn f_learn f_learn\n"
+    "dump_modify dv format float %.17g sort id\nrun 600\n"))
 if args.mpi:
     # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
     # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
@@ -467,6 +470,26 @@ check(p.returncode == 0 and to_teacher and all(s in at_once for s in to_teacher)
       and any(b == t + 10 for t, b in backs),
       f"adopt_after 0: take-overs at {to_teacher}, each with a round adopted on its step; the student back at "
       f"{[b for _, b in backs]} (a later check below handback)")
+
+# deviation rms: each check's deviation is the RMS over atoms of the dumped sigma_i (not the max), and
+# the calibration and the misses pair it with the student's true force RMSE on audited frames
+p, log_r = started["rms"].finish()
+ev_r, dev_r = history(ctl_dirs["rms"]), read_dump(os.path.join(ctl_dirs["rms"], "dev.dump"))
+rms_of = lambda s: (sum(v[3] ** 2 for v in dev_r[s].values()) / len(dev_r[s])) ** 0.5  # noqa: E731
+chk_r = [(e["max_dev_eV_per_A"], rms_of(e["step"])) for e in ev_r if e["event"] == "check" and e["step"] in dev_r and e["max_dev_eV_per_A"] > 0]
+factor, pairs, misses = 1.0, [], 0
+for e in (e for e in ev_r if e["event"] == "teacher"):
+    misses += e["reason"] == "audit" and e["true_rmse_f_eV_per_A"] > factor * 0.15
+    if e.get("audited"):
+        pairs.append(e["true_rmse_f_eV_per_A"] / e["max_dev_eV_per_A"])
+        q, h = sorted(pairs), len(pairs) // 2
+        factor = 1.0 if len(q) < 5 else (q[h] if len(q) % 2 else 0.5 * (q[h - 1] + q[h]))
+last_r = thermo_rows(log_r)[-1]
+check(p.returncode == 0 and ev_r[0].get("deviation") == "rms" and len(chk_r) > 20 and len(pairs) >= 5
+      and max(abs(a - b) / b for a, b in chk_r) <= 1e-8 and abs(last_r["f_learn[13]"] - factor) <= 1e-8 * factor
+      and int(last_r["f_learn[12]"]) == misses and any(max(v[3] for v in dev_r[s].values()) > 1.5 * rms_of(s) for s in dev_r),
+      f"deviation rms: {len(chk_r)} check deviations = RMS of the dumped sigma_i; calibration {last_r['f_learn[13]']:.4g} "
+      f"= median true RMSE / deviation over {len(pairs)} audits; {misses} misses")
 
 # ---- 2. determinism: same seed, same bytes (repeat, training threads 2, 2 MPI ranks)
 def same_outputs(a, b):

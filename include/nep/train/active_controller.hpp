@@ -5,7 +5,9 @@
 // thermo). Every rank keeps an identical copy: each is fed the same reduced values.
 //
 // A check step (every `every` steps), given sigma = max over atoms of the committee's force
-// deviation (compared as k * sigma with `threshold ... true`, k the calibration factor):
+// deviation, or its RMS over atoms with `deviation rms` (the fix reduces it; the true error paired
+// with it on audits is then the student's force RMSE) (compared as k * sigma with `threshold ...
+// true`, k the calibration factor):
 //   teacher driving:   its frame is labelled ("driving"); the student takes over again once a round
 //                      adopted after the take-over brings the deviation below LO (handback H) on a
 //                      check step: on positions the new models were not trained on
@@ -42,6 +44,9 @@ struct ActiveSettings {
   double lo = 0.05, hi = 0.25;   // deviation thresholds (eV/Angstrom)
   double handback = -1.0;        // the teacher driving: a newer model drives below this (< 0: LO)
   bool true_units = false;       // thresholds compare with the calibrated deviation
+  // deviation rms: the deviation is the RMS over atoms of sigma_i and the student's true error its
+  // force RMSE (intensive: the same threshold means the same at any box size); else the max over atoms
+  bool rms = false;
   int64_t gap = 0;               // fewest steps between two teacher calls for labels or audits
   int64_t budget = -1;           // teacher evaluations allowed in all (-1: no limit)
   double audit = 0.0;            // probability of auditing a trusted check step
@@ -94,7 +99,7 @@ class ActiveController {
   bool budget_spent() const { return s_.budget >= 0 && teacher_evals_ >= s_.budget; }
 
   // ---- a check step
-  // max_deviation: max over all atoms of the committee deviation (0 without a committee);
+  // max_deviation: the committee deviation, max over all atoms or RMS (0 without a committee);
   // rounds: rounds adopted so far. Counts the teacher call the plan makes, and decides whether
   // the driver changes at the end of this step (take_handover).
   CheckPlan plan_check(int64_t step, double max_deviation, bool committee, int rounds);
