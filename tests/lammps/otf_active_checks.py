@@ -189,15 +189,17 @@ started["budget"] = launch(ctl_dirs["budget"], budget_deck)
 started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
 started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
 started["adopt0"] = launch(ctl_dirs["adopt0"], deck(fix_extra="adopt_after 0 50 first_round 1 handback 0.6", dump=False))
-started["rms"] = launch(ctl_dirs["rms"], deck(after=(), fix_extra="deviation rms", dump=False).replace(
+rms_deck = deck(after=(), fix_extra="deviation rms", dump=False).replace(
     "run 600\n", "dump dv all custom 10 dev.dump id type x y z f_learn f_learn f_learn\n"
-    "dump_modify dv format float %.17g sort id\nrun 600\n"))
+    "dump_modify dv format float %.17g sort id\nrun 600\n")
+started["rms"] = launch(ctl_dirs["rms"], rms_deck)
 if args.mpi:
     # 400 steps of the 1000 K crystal: round-off of 2-rank force sums stays at round-off there (in the
     # 2500 K liquid, MD's chaos grows it to everything within a picosecond)
     one, e_mpi = newdir("mpi1"), newdir("mpi2")
     started["mpi1"] = launch(one, deck(first=400, after=(), dump=False))
     started["mpi2"] = launch(e_mpi, deck(first=400, after=(), dump=False), np=2)
+    started["rms2"] = launch(newdir("rms2"), rms_deck, np=2)    # deviation rms on 2 ranks (section 1's rms run)
 
 # the second half of the restart pair as soon as the first has written its restart file
 p_first, _ = started["first"].finish()
@@ -521,6 +523,11 @@ if args.mpi:
         check(dm <= 1e-5, f"2 MPI ranks: the final model equal to 1 rank's to {dm:.1e} (<= 1e-5)")
     else:
         check(False, "2 MPI ranks: run completes")
+    p, h2 = started["rms2"].finish()[0], history(started["rms2"].d)
+    dv = lambda h: [(x["step"], x["max_dev_eV_per_A"]) for x in h if x["event"] == "check" and 0 < x["step"] <= 300]  # noqa: E731
+    d1, d2 = dv(ev_r), dv(h2)
+    check(p.returncode == 0 and len(d1) > 10 and [s for s, _ in d1] == [s for s, _ in d2]
+          and max(abs(a[1] - b[1]) / a[1] for a, b in zip(d1, d2)) <= 1e-6, f"deviation rms on 2 MPI ranks: {len(d1)} check deviations to step 300 equal 1 rank's to 1e-6")
 
 # ---- 3. restart: the main run's runs (600, shock, 100, 200, 40) split at step 700 by write_restart /
 # read_restart: same buffer and model as the main run (uninterrupted; its dumps change nothing)
