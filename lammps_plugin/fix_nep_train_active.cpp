@@ -182,10 +182,10 @@ double FixNEPTrain::committee_deviation()
   nep::force_deviation(fm, nlocal, act->sigma.data());
   vector_atom = act->sigma.data();
   if (act->ctl.settings().rms) {
-    double mine[2] = {0.0, static_cast<double>(nlocal)}, all[2] = {0.0, 0.0};
-    for (int i = 0; i < nlocal; ++i) mine[0] += act->sigma[i] * act->sigma[i];
-    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, world);
-    return all[1] > 0.0 ? std::sqrt(all[0] / all[1]) : 0.0;
+    double mine = 0.0, all = 0.0;
+    for (int i = 0; i < nlocal; ++i) mine += act->sigma[i] * act->sigma[i];
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, world);
+    return atom->natoms > 0 ? std::sqrt(all / static_cast<double>(atom->natoms)) : 0.0;
   }
   double mine = 0.0, all = 0.0;
   for (int i = 0; i < nlocal; ++i) mine = std::max(mine, act->sigma[i]);
@@ -406,7 +406,7 @@ void FixNEPTrain::active_handover(bigint step)
   if (!ctl.take_handover(step, round_running)) return;
   set_driver(ctl.teacher_drives());
   if (comm->me == 0) {
-    utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (max deviation {:.4g} eV/A)\n",
+    utils::logmesg(lmp, "fix nep/train: step {}: the {} drives from the next step (deviation {:.4g} eV/A)\n",
                    step, ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation());
     history_event(fmt::format("\"event\":\"handover\",\"step\":{},\"to\":\"{}\",\"max_dev_eV_per_A\":{:.9g}", step,
                               ctl.teacher_drives() ? "teacher" : "student", ctl.last_deviation()));
