@@ -15,6 +15,7 @@ Lennard-Jones as LAMMPS's pair_style lj/cut) as the external code:
 import json
 import math
 import os
+import random
 import re
 import signal
 import socket
@@ -96,9 +97,19 @@ def values(log):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """a free port below Linux's ephemeral range (32768-60999): a port the kernel hands out by
+    itself could be taken, between this check and LAMMPS's bind, by any outgoing connection (the
+    MPI runs started beside it open some); one below the range only by an explicit bind"""
+    rng = random.Random(os.getpid())
+    for _ in range(200):
+        port = rng.randrange(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port in 20000-32000")
 
 
 # ---- runs that need nothing else, side by side
