@@ -1,6 +1,7 @@
 // Replays the training rounds of a fix nep/train run offline, to study how a round's length (or
 // the learning rate) changes what the rounds learn, without rerunning the MD:
-//   bench_round_replay BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT [MIN_UPDATES=300] [LR] [THREADS=2]
+//   bench_round_replay [--final E [--stages S] [--round R]] [--out MODEL] BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT
+//                      [MIN_UPDATES=300] [LR] [THREADS=2]
 // BUFFER.h5, HISTORY.jsonl: the run's buffer and history; NEP.IN, SEED, HELDOUT: its nep.in, fix
 // seed and heldout fraction. Each non-final round of the history is trained again as the fix
 // trains its driving model (train_otf_round, committee 1: members never change the driving model),
@@ -9,6 +10,11 @@
 // the round's own epoch count and MIN_UPDATES; LR replaces nep.in's lr. With the run's own settings
 // the replay gives the run's rounds while the reservoir holds every frame (capacity >= frames).
 // Prints per round: training frames, epochs, train and held-out force RMSE (meV/A), seconds.
+// --final E: then the run's final round (fix nep/train final_round E), warm-started from the last
+// replayed round, or with --stages S retrained in arrival order (final_stages S); --round R: its
+// round number as in the run's history (seeds the batch order); HISTORY "-": no rounds before it.
+// --out MODEL: write the last model.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -32,6 +38,20 @@ double json_number(const std::string& line, const std::string& key) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  int final_epochs = 0, final_stages = 0;
+  uint64_t final_round = 0;  // the final round's number (seeds its batch order); 0: replayed rounds + 1
+  std::string out_path;
+  while (argc > 2 && std::string(argv[1]).rfind("--", 0) == 0) {
+    const std::string opt = argv[1];
+    if (opt == "--final") final_epochs = std::atoi(argv[2]);
+    else if (opt == "--stages") final_stages = std::atoi(argv[2]);
+    else if (opt == "--out") out_path = argv[2];
+    else if (opt == "--round") final_round = std::strtoull(argv[2], nullptr, 10);
+    else break;
+    argv[2] = argv[0];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 6) {
     std::fprintf(stderr, "usage: bench_round_replay BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT [MIN_UPDATES] [LR] [THREADS]\n");
     return 2;
@@ -56,8 +76,11 @@ int main(int argc, char** argv) {
         held_before.push_back(held.size());
       }
     }
-    std::ifstream history(argv[2]);
-    if (!history) throw std::runtime_error(std::string("cannot read ") + argv[2]);
+    std::ifstream history;
+    if (std::string(argv[2]) != "-") {
+      history.open(argv[2]);
+      if (!history) throw std::runtime_error(std::string("cannot read ") + argv[2]);
+    }
     std::printf("%5s %7s %6s %12s %12s %8s\n", "round", "n_train", "epochs", "train_F", "heldout_F", "seconds");
     nep::Model model;
     bool has_model = false;
@@ -83,6 +106,25 @@ int main(int argc, char** argv) {
                   1e3 * r.train_rmse_f, 1e3 * r.heldout_rmse_f, r.seconds);
       std::fflush(stdout);
     }
+    if (final_epochs > 0) {  // the fix's final round (post_run): the whole buffer, in arrival order
+      nep::OtfRoundInput in;
+      in.cfg = cfg;
+      for (const nep::TrainingFrame* f : train) in.train.push_back(*f);
+      in.heldout = held;
+      in.has_start = has_model;
+      if (has_model) in.start = model;
+      in.round = final_round > 0 ? final_round : ++round;
+      in.epochs = final_epochs;
+      in.min_updates = min_updates;
+      in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
+      in.arrival_stages = final_stages;
+      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+      model = std::move(r.model);
+      has_model = true;
+      std::printf("%5s %7d %6d %12.1f %12.1f %8.1f\n", "final", r.n_train, r.epochs, 1e3 * r.train_rmse_f,
+                  1e3 * r.heldout_rmse_f, r.seconds);
+    }
+    if (!out_path.empty() && has_model) nep::write_model(model, out_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_round_replay: %s\n", e.what());
     return 1;

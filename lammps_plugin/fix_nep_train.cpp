@@ -219,7 +219,8 @@ void FixNEPTrain::init()
   if (act) active_setup();
 }
 
-// fix_modify ID final_round E: the final round of the runs from now on (e.g. only before the last run)
+// fix_modify ID final_round E [stages S]: the final round of the runs from now on (e.g. only before
+// the last run); stages S as the keyword final_stages
 int FixNEPTrain::modify_param(int narg, char **arg)
 {
   if (strcmp(arg[0], "final_round") != 0) return 0;
@@ -227,6 +228,12 @@ int FixNEPTrain::modify_param(int narg, char **arg)
   const int e = utils::inumeric(FLERR, arg[1], false, lmp);
   if (e < 0) error->all(FLERR, "fix_modify {} final_round E needs E >= 0, not {}", id, e);
   opt->final_epochs = e;
+  if (narg >= 4 && strcmp(arg[2], "stages") == 0) {
+    const int s = utils::inumeric(FLERR, arg[3], false, lmp);
+    if (s < 0 || s > 1000) error->all(FLERR, "fix_modify {} final_round E stages S needs 0 <= S <= 1000, not {}", id, s);
+    opt->final_stages = s;
+    return 4;
+  }
   return 2;
 }
 

@@ -39,7 +39,9 @@ void FixNEPTrain::start_round(int epochs)
       if (!impl->buffer->train().empty()) {
         nep::OtfRoundInput in;
         in.cfg = impl->cfg;
-        in.train = impl->buffer->train();
+        const bool arrival = epochs > 0 && opt->final_stages > 0;    // a final round in arrival order
+        in.train = arrival ? impl->buffer->train_in_arrival_order() : impl->buffer->train();
+        if (arrival) in.arrival_stages = opt->final_stages;
         in.heldout = impl->buffer->heldout();
         in.has_start = impl->model != nullptr;
         if (in.has_start) in.start = *impl->model;
@@ -106,11 +108,11 @@ void FixNEPTrain::adopt_round()
           "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
           "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
           "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{},\"final\":{},"
-          "\"members_reset\":[{}]",
+          "\"final_stages\":{},\"members_reset\":[{}]",
           rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
           r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
           fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false",
-          final_round_running ? "true" : "false", reset_list));
+          final_round_running ? "true" : "false", final_round_running ? opt->final_stages : 0, reset_list));
       utils::logmesg(lmp,
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",

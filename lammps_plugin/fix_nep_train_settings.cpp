@@ -151,6 +151,14 @@ nep::KeywordTable fix_nep_train_keywords(FixNEPTrainSettings &s, int ntypes)
          s.final_epochs = int_value(v, 0);
          if (s.final_epochs < 0) throw Error("final_round E needs E >= 0");
        }},
+      {"final_stages", "S", 1, 1,
+       "the final round trains from fresh values in the order the frames arrived, as a passive run would have: S stages "
+       "(nep.in's epoch each) on the first N/S, 2N/S, ..., N training frames, then its E epochs on all N (default 0: it "
+       "continues the run's model)",
+       [&](const KeywordValues &v) {
+         s.final_stages = int_value(v, 0);
+         if (s.final_stages < 0 || s.final_stages > 1000) throw Error("final_stages S needs 0 <= S <= 1000");
+       }},
       {"capacity", "C", 1, 1,
        "training frames held in memory, a seeded reservoir over all buffered frames (default 1000)",
        [&](const KeywordValues &v) { s.capacity = v.integer(0, LLONG_MIN, kBig); }},

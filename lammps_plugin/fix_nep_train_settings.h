@@ -25,6 +25,7 @@ struct FixNEPTrainSettings {
   int epochs = 0;                    // epochs per round (0: nep.in's epoch)
   int min_updates = 0;               // at least this many optimiser updates per round (0: off)
   int final_epochs = 0;              // a final round of this many epochs at the end of each run (0: none)
+  int final_stages = 0;              // > 0: the final round retrains in arrival order in this many stages first
   int64_t capacity = 1000;           // training frames held in memory (reservoir)
   double heldout = 0.1;              // held-out fraction
   double select_threshold = -1.0;    // select error X (eV/A); < 0: keep every frame

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "nep/error.hpp"
@@ -98,6 +99,34 @@ TEST(OtfBuffer, ReopenReplaysTheReservoirsAndKeepsEveryFrameOnDisk) {
     EXPECT_EQ(f.forces, ref.forces);
   }
   EXPECT_EQ(nep::read_frame_store(path).size(), 60u);
+}
+
+// the reservoir's slots are not the arrival order once it is full; train_in_arrival_order is,
+// after a reopen too (frame k has energy -k)
+TEST(OtfBuffer, TrainingFramesInArrivalOrder) {
+  nep::OtfBufferOptions o;
+  o.path = fresh_path("arrival.h5");
+  o.seed = 5;
+  o.capacity = 8;
+  auto arrival_sorted = [](const std::vector<double>& e) {
+    for (size_t i = 1; i < e.size(); ++i)
+      if (-e[i] <= -e[i - 1]) return false;
+    return true;
+  };
+  std::vector<double> ordered;
+  {
+    nep::OtfBuffer b(o);
+    for (int k = 0; k < 40; ++k) b.add(frame(k));
+    EXPECT_FALSE(arrival_sorted(energies(b.train())));  // slots replaced out of order (seed 5)
+    ordered = energies(b.train_in_arrival_order());
+    ASSERT_EQ(ordered.size(), 8u);
+    EXPECT_TRUE(arrival_sorted(ordered));
+    std::vector<double> slots = energies(b.train());
+    std::sort(slots.begin(), slots.end(), [](double a, double c) { return a > c; });
+    EXPECT_EQ(slots, ordered);  // the same frames
+  }
+  nep::OtfBuffer again(o);
+  EXPECT_EQ(energies(again.train_in_arrival_order()), ordered);
 }
 
 TEST(OtfBuffer, RestartPointDropsNewerFramesAndAppendingContinues) {

@@ -5,10 +5,12 @@
 // member resets fall on the staggered rounds and a reset member forgets its warm start.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "nep/calculator.hpp"
+#include "nep/error.hpp"
 #include "nep/train/otf_round.hpp"
 #include "nep/train/config.hpp"
 #include "nep/xyz.hpp"
@@ -94,6 +96,61 @@ TEST(OtfRound, RoundsTrainWarmStartAndAreDeterministic) {
   in.threads = 1;
   const nep::OtfRoundResult r2b = nep::train_otf_round(in, nullptr);
   EXPECT_EQ(nep::format_model(r2.model), nep::format_model(r2b.model));  // threads 2 vs 1: same bytes
+}
+
+TEST(OtfRound, ArrivalStageFrameCounts) {
+  EXPECT_EQ(nep::arrival_stage_frames(200, 10), (std::vector<int>{20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 200}));
+  EXPECT_EQ(nep::arrival_stage_frames(10, 3), (std::vector<int>{4, 7, 10, 10}));
+  EXPECT_EQ(nep::arrival_stage_frames(3, 5), (std::vector<int>{1, 2, 3, 3}));  // repeated counts dropped
+  EXPECT_EQ(nep::arrival_stage_frames(7, 0), (std::vector<int>{7}));
+  EXPECT_THROW(nep::arrival_stage_frames(0, 2), nep::Error);
+  EXPECT_THROW(nep::arrival_stage_frames(5, -1), nep::Error);
+}
+
+// An arrival-order round trains stages on the first 3 and then all 6 frames (nep.in's 6 epochs each),
+// then its own epochs on all 6 (frames 0..5 of the PbTe set), from fresh values whatever start it is given;
+// the order of the frames matters; it equals the stages run as rounds one after the other.
+TEST(OtfRound, ArrivalOrderRoundTrainsPrefixesFirst) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  in.heldout = frames(6, 8);
+  in.epochs = 4;
+  in.round = 3;
+  in.arrival_stages = 2;  // counts 3, 6, then the round on 6
+  const nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+  EXPECT_EQ(r.epochs, 6 + 6 + 4);
+  EXPECT_EQ(r.n_train, 6);
+  EXPECT_GT(r.heldout_rmse_f, 0.0);
+  // the stages by hand: fresh on 3 frames, warm on 6, then 4 epochs on 6
+  nep::OtfRoundInput s;
+  s.cfg = in.cfg;
+  s.heldout = in.heldout;
+  const int counts[3] = {3, 6, 6};
+  nep::Model m;
+  for (int k = 0; k < 3; ++k) {
+    s.train = frames(0, counts[k]);
+    s.has_start = k > 0;
+    s.start = m;
+    s.round = (3u << 8) + static_cast<uint64_t>(k) + 1;
+    s.epochs = k < 2 ? 0 : 4;
+    m = nep::train_otf_round(s, nullptr).model;
+  }
+  EXPECT_EQ(nep::format_model(r.model), nep::format_model(m));
+  // a start model is ignored
+  nep::OtfRoundInput w = in;
+  w.has_start = true;
+  w.start = m;
+  EXPECT_EQ(nep::format_model(nep::train_otf_round(w, nullptr).model), nep::format_model(r.model));
+  // another arrival order is another curriculum
+  nep::OtfRoundInput rev = in;
+  std::reverse(rev.train.begin(), rev.train.end());
+  EXPECT_NE(nep::format_model(nep::train_otf_round(rev, nullptr).model), nep::format_model(r.model));
+  // the ordinary round on the same frames differs too
+  nep::OtfRoundInput plain = in;
+  plain.arrival_stages = 0;
+  EXPECT_NE(nep::format_model(nep::train_otf_round(plain, nullptr).model), nep::format_model(r.model));
 }
 
 TEST(OtfRound, ADivergedRoundKeepsItsStartModel) {

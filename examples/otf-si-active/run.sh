@@ -15,7 +15,7 @@ sw=$(nep_lammps_potential Si.sw)   # the teacher: Si.sw from the LAMMPS installa
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1
 if [ "${OTF_SI_ACTIVE_QUICK:-0}" = 1 ]; then
   heat=1000 melt=300 hold=300 time_hint="a few minutes"
-  act_vars=(-var heat $heat -var melt $melt -var hold $hold -var epochs 5 -var train_every 5 -var final 5)
+  act_vars=(-var heat $heat -var melt $melt -var hold $hold -var epochs 5 -var train_every 5 -var final 5 -var stages 2)
   test_vars=(-var crystal 300 -var melt 300 -var hold 300)
 else
   act_vars=() test_vars=() time_hint="about 20 min on 2 cores"

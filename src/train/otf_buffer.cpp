@@ -86,7 +86,21 @@ int64_t OtfBuffer::place(const TrainingFrame* f, int64_t k, bool& held) {
   auto& set = held ? heldout_ : train_;
   if (static_cast<int64_t>(set.size()) <= slot) set.resize(slot + 1);
   if (f) set[slot] = *f;
+  if (!held) {
+    if (static_cast<int64_t>(train_index_.size()) <= slot) train_index_.resize(slot + 1, -1);
+    train_index_[slot] = k;
+  }
   return slot;
+}
+
+std::vector<TrainingFrame> OtfBuffer::train_in_arrival_order() const {
+  std::vector<size_t> slots(train_.size());
+  for (size_t i = 0; i < slots.size(); ++i) slots[i] = i;
+  std::sort(slots.begin(), slots.end(), [&](size_t a, size_t b) { return train_index_[a] < train_index_[b]; });
+  std::vector<TrainingFrame> out;
+  out.reserve(slots.size());
+  for (size_t i : slots) out.push_back(train_[i]);
+  return out;
 }
 
 bool OtfBuffer::add(const TrainingFrame& f) {

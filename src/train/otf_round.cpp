@@ -10,6 +10,7 @@
 
 #include "nep/error.hpp"
 #include "nep/train/train_gradient.hpp"
+#include "otf_round_internal.hpp"
 #include "rng.hpp"
 #include "session.hpp"
 
@@ -75,6 +76,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
     throw Error("on-the-fly round: " + std::to_string(in.member_starts.size()) + " committee start models for " +
                 std::to_string(in.committee - 1) + " members");
   if (in.train.empty()) throw Error("on-the-fly round: no training frames");
+  if (in.arrival_stages > 0) return train_arrival_order(in, stop);
   // every model of the round has the architecture of cfg (a warm start too: the fix checks it)
   RoundData data(in, in.has_start ? in.start : make_model_skeleton(in.cfg));
   ModelInput driver;

@@ -182,9 +182,9 @@ started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **k
 # the controls, each in a run of its own: a budget (hard cap, with the heating shock's take-over
 # inside it), a gap, an fmax that every frame exceeds, adopt_after 0 while the teacher drives
 ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax", "adopt0", "rms")}
-# (and fix_modify final_round 2 before its last run only: one final round, at the end)
+# (and fix_modify final_round 2 stages 3 before its last run only: one final round, at the end: 3 x 10 + 2 epochs)
 budget_deck = deck(fix_extra="budget 160", dump=False)
-budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2\nrun 40\n"
+budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2 stages 3\nrun 40\n"
 started["budget"] = launch(ctl_dirs["budget"], budget_deck)
 started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
 started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
@@ -421,8 +421,8 @@ check(p.returncode == 0 and len(sw_steps) + setups_b == 160 and int(rows_b[max(r
       f"budget 160: the teacher computed on {len(sw_steps)} steps and {setups_b} set-up force call(s), thermo "
       f"{rows_b[max(rows_b)]['f_learn[8]']:.0f} evaluations, the last at step {sw_steps[-1] if sw_steps else None} of "
       f"{max(rows_b)}; {len(capped)} hand-back for the budget")
-finals = [(e["step"], e["epochs"]) for e in ev_b if e["event"] == "round" and e.get("final")]
-check(finals == [(940, 2)], f"fix_modify final_round 2 before the last run: final rounds (step, epochs) {finals}")
+finals = [(e["step"], e["epochs"], e.get("final_stages")) for e in ev_b if e["event"] == "round" and e.get("final")]
+check(finals == [(940, 32, 3)], f"fix_modify final_round 2 stages 3 before the last run: final rounds (step, epochs, stages) {finals}")
 # gap 50: label and audit calls at least 50 steps apart, and some step that asked for one got none
 p, _ = started["gap"].finish()
 ev_g = history(ctl_dirs["gap"])
@@ -438,7 +438,7 @@ rounds_g = [e for e in ev_g if e["event"] == "round"]
 fin = rounds_g[-1] if rounds_g else {}
 gdir = ctl_dirs["gap"]
 model_bytes = lambda name: open(os.path.join(gdir, name), "rb").read()
-check(fin.get("final") is True and fin["step"] == 600 and fin["epochs"] == 2 and len(rounds_g) >= 2
+check(fin.get("final") is True and fin["step"] == 600 and fin["epochs"] == 2 and fin.get("final_stages") == 0 and len(rounds_g) >= 2
       and sum(e.get("final", False) for e in rounds_g) == 1
       and model_bytes("si.nep.txt") == model_bytes(f"si.nep.txt.round{fin['round']}")
       # a round that improves on its start writes another model; one that does not keeps the start's
@@ -585,6 +585,7 @@ bad = [
      "is spent while the teacher drives and the student has no model yet"),
     ("fix_modify final_round -1", deck(first=10, after=(), dump=False) + "fix_modify learn final_round -1\n",
      "final_round E needs E >= 0"),
+    ("final_round stages -1", deck(first=10, after=(), dump=False) + "fix_modify learn final_round 2 stages -1\n", "needs 0 <= S <= 1000"),
     ("member_reset -1", deck(first=10, after=(), dump=False).replace("member_reset 6", "member_reset -1"),
      "member_reset must be >= 0"),
     ("true units without audits", deck(first=10, after=(), dump=False).replace(

@@ -10,6 +10,7 @@ variable        out index .
 variable        steps index 10000
 variable        every index 50
 variable        final index 0                      # epochs of the fix's final round at the run's end (0: none)
+variable        stages index 0                     # > 0: that final round retrains in arrival order (final_stages)
 units           metal
 atom_style      atomic
 boundary        p p p
@@ -37,7 +38,7 @@ if "${mode} == test" then &
   "fix learn all nep/train every 100 buffer ${out}/test.h5 model ${out}/unused.nep.txt input nep.in seed 11 train_every 1000000000 heldout 0"
 thermo          1000
 fix             md all nvt temp 300 2500 0.1
-if "${mode} != test" then "fix_modify learn final_round ${final}"
+if "${mode} != test" then "fix_modify learn final_round ${final} stages ${stages}"
 run             ${steps}
 if "${mode} == active" then "print 'ACTIVE frames $(f_learn[1]) rounds $(f_learn[2]) teacher_evaluations $(f_learn[8])'" &
 else "print 'FRAMES $(f_learn[1])'"

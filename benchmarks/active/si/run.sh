@@ -6,13 +6,15 @@
 # final_round E before the last run). The run's own model (si.nep.txt) of each is scored on
 # held-out teacher frames drawn per state (in.states: crystal 300, 900, 1500 K, liquid 2000 K;
 # seeds none of the examples use), per state and overall; wall time and teacher evaluations.
-# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300]      (about 25 min on 2 cores)
+# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300] [final_stages=10]   (about 25 min on 2 cores)
+# (final_stages S > 0: both final rounds retrain in arrival order, fix_modify final_round E stages S;
+# 0: both continue the run's model)
 # Other settings of the active side: SI_ACTIVE_VARS="-var NAME VALUE ..." (e.g. "-var hi 1.2").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 source "$repo/tools/env.sh" > /dev/null
-out=$(nep_outdir "${1:?usage: run.sh OUTDIR [final_epochs]}") final=${2:-300}
+out=$(nep_outdir "${1:?usage: run.sh OUTDIR [final_epochs] [final_stages]}") final=${2:-300} stages=${3:-10}
 : "${LMP:?no LAMMPS (run tools/deps.sh)}" "${NEP_PLUGIN:?no nepplugin.so (build first)}"
 sw=$(nep_lammps_potential Si.sw)
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false OMP_NUM_THREADS=1
@@ -30,13 +32,13 @@ timed() {  # NAME DIR DECK [lmp args]: runs DECK from its example folder, record
   local name=$1 dir=$2 deck=$3; shift 3
   rm -f "$dir"/si.h5 "$dir"/history.jsonl
   local s; s=$(date +%s.%N)
-  (cd "$(dirname "$deck")" && "$LMP" -in "$(basename "$deck")" -var out "$dir" -var sw "$sw" -var final "$final" "$@" \
+  (cd "$(dirname "$deck")" && "$LMP" -in "$(basename "$deck")" -var out "$dir" -var sw "$sw" -var final "$final" -var stages "$stages" "$@" \
      -log "$dir/log.lammps" -screen none) || { echo "run.sh: the $name run failed (log: $dir/log.lammps)" >&2; exit 1; }
   echo "$(date +%s.%N) - $s" | bc > "$dir/wall_seconds"
 }
-phase "passive: examples/otf-si/in.train, final round $final epochs (log: $out/passive/log.lammps)"
+phase "passive: examples/otf-si/in.train, final round $final epochs, $stages stages (log: $out/passive/log.lammps)"
 timed passive "$out/passive" "$repo/examples/otf-si/in.train"
-phase "active: examples/otf-si-active/in.active, final round $final epochs (log: $out/active/log.lammps)"
+phase "active: examples/otf-si-active/in.active, final round $final epochs, $stages stages (log: $out/active/log.lammps)"
 read -r -a active_vars <<< "${SI_ACTIVE_VARS:-}"
 timed active "$out/active" "$repo/examples/otf-si-active/in.active" -var budget none "${active_vars[@]}"
 

@@ -35,6 +35,8 @@ class OtfBuffer {
   int64_t frames() const;                         // frames in the store
   const std::vector<TrainingFrame>& train() const { return train_; }
   const std::vector<TrainingFrame>& heldout() const { return heldout_; }
+  // the training frames held, in the order they were added (store index; train() is in slot order)
+  std::vector<TrainingFrame> train_in_arrival_order() const;
   int64_t dropped() const { return dropped_; }    // frames removed by keep_frames
   const std::string& path() const { return opt_.path; }
 
@@ -48,6 +50,7 @@ class OtfBuffer {
   OtfBufferOptions opt_;
   std::unique_ptr<FrameStore> store_;
   std::vector<TrainingFrame> train_, heldout_;
+  std::vector<int64_t> train_index_;  // store index of the frame in each training slot
   int64_t n_train_ = 0, n_heldout_ = 0, dropped_ = 0;
 };
 

@@ -43,6 +43,12 @@ struct OtfRoundInput {
   // m + generation * 2^16)) and trains max(epochs, nep.in's epoch) epochs, so members do not stay
   // warm-started neighbours of their first solution forever. 0: never.
   int member_reset = 0;
+  // Arrival-order retraining (a run's final round, fix nep/train final_round E stages S): `train`
+  // in the order the frames arrived; the model is trained again from fresh values as a run whose
+  // teacher gave every frame in that order would have: S stages of nep.in's epoch count on the
+  // first ceil(k N / S) frames, k = 1..S, each warm-started from the one before, then `epochs` on
+  // all N; has_start and the committee are ignored. 0: an ordinary round.
+  int arrival_stages = 0;
 };
 
 struct OtfRoundResult {
@@ -68,6 +74,10 @@ int member_reset_due(uint64_t round, int m, int committee, int reset);
 
 // Throws nep::Error (e.g. an element not in nep.in's `type` list). `stop` may be null.
 OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>* stop);
+
+// The training-frame counts of an arrival-order round (in.arrival_stages = S): ceil(k N / S) for
+// k = 1..S (a count equal to the one before it dropped), then N for the round itself.
+std::vector<int> arrival_stage_frames(int n_train, int stages);
 
 // Runs one round at a time on a background thread. The owner polls finished() and calls join()
 // on its own (main) thread; the worker never touches MPI or the caller's data.
