@@ -85,45 +85,38 @@ int main(int argc, char** argv) {
     nep::Model model;
     bool has_model = false;
     uint64_t round = 0;
+    // one round as the fix trains it: the first n training frames and the first n_held held-out
+    // frames, warm-started from the previous model; prints its line
+    auto train_round = [&](size_t n, size_t n_held, uint64_t number, int epochs, int stages, const std::string& label) {
+      nep::OtfRoundInput in;
+      in.cfg = cfg;
+      for (size_t i = 0; i < n; ++i) in.train.push_back(*train[i]);
+      in.heldout.assign(held.begin(), held.begin() + static_cast<long>(n_held));
+      in.has_start = has_model;
+      if (has_model) in.start = model;
+      in.round = number;
+      in.epochs = epochs;
+      in.min_updates = min_updates;
+      in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
+      in.arrival_stages = stages;
+      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+      model = std::move(r.model);
+      has_model = true;
+      std::printf("%5s %7d %6d %12.1f %12.1f %8.1f\n", label.c_str(), r.n_train, r.epochs, 1e3 * r.train_rmse_f,
+                  1e3 * r.heldout_rmse_f, r.seconds);
+      std::fflush(stdout);
+    };
     for (std::string line; std::getline(history, line);) {
       if (line.find("\"event\":\"round\"") == std::string::npos || line.find("\"final\":true") != std::string::npos) continue;
       const size_t n = static_cast<size_t>(json_number(line, "n_train"));
       if (n == 0 || n > train.size()) throw std::runtime_error("round with " + std::to_string(n) + " training frames; the buffer has " + std::to_string(train.size()));
-      nep::OtfRoundInput in;
-      in.cfg = cfg;
-      for (size_t i = 0; i < n; ++i) in.train.push_back(*train[i]);
-      in.heldout.assign(held.begin(), held.begin() + static_cast<long>(held_before[n - 1]));
-      in.has_start = has_model;
-      if (has_model) in.start = model;
-      in.round = ++round;
-      in.epochs = static_cast<int>(json_number(line, "epochs"));
-      in.min_updates = min_updates;
-      in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
-      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
-      model = std::move(r.model);
-      has_model = true;
-      std::printf("%5lu %7d %6d %12.1f %12.1f %8.1f\n", static_cast<unsigned long>(round), r.n_train, r.epochs,
-                  1e3 * r.train_rmse_f, 1e3 * r.heldout_rmse_f, r.seconds);
-      std::fflush(stdout);
+      ++round;
+      train_round(n, held_before[n - 1], round, static_cast<int>(json_number(line, "epochs")), 0, std::to_string(round));
     }
-    if (final_epochs > 0) {  // the fix's final round (post_run): the whole buffer, in arrival order
-      nep::OtfRoundInput in;
-      in.cfg = cfg;
-      for (const nep::TrainingFrame* f : train) in.train.push_back(*f);
-      in.heldout = held;
-      in.has_start = has_model;
-      if (has_model) in.start = model;
-      in.round = final_round > 0 ? final_round : ++round;
-      in.epochs = final_epochs;
-      in.min_updates = min_updates;
-      in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
-      in.arrival_stages = final_stages;
-      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
-      model = std::move(r.model);
-      has_model = true;
-      std::printf("%5s %7d %6d %12.1f %12.1f %8.1f\n", "final", r.n_train, r.epochs, 1e3 * r.train_rmse_f,
-                  1e3 * r.heldout_rmse_f, r.seconds);
-    }
+    // the fix's final round (post_run): the whole buffer (in store order = arrival order) and every
+    // held-out frame
+    if (final_epochs > 0)
+      train_round(train.size(), held.size(), final_round > 0 ? final_round : round + 1, final_epochs, final_stages, "final");
     if (!out_path.empty() && has_model) nep::write_model(model, out_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_round_replay: %s\n", e.what());

@@ -182,11 +182,11 @@ started = {"main": launch(d, deck()), "rerun": launch(e_re, deck(dump=False, **k
 # the controls, each in a run of its own: a budget (hard cap, with the heating shock's take-over
 # inside it), a gap, an fmax that every frame exceeds, adopt_after 0 while the teacher drives
 ctl_dirs = {name: newdir(name) for name in ("budget", "gap", "fmax", "adopt0", "rms")}
-# (and fix_modify final_round 2 stages 3 before its last run only: one final round, at the end: 3 x 10 + 2 epochs)
-budget_deck = deck(fix_extra="budget 160", dump=False)
-budget_deck = budget_deck[:budget_deck.rindex("run 40")] + "fix_modify learn final_round 2 stages 3\nrun 40\n"
+# (final_stages 3, fix_modify final_round 2 before the last run: one final round of 3 x 10 + 2 epochs; gap: stages 0 wins over 4)
+budget_deck = deck(fix_extra="budget 160 final_stages 3", dump=False).replace("\nrun 40\n", "\nfix_modify learn final_round 2\nrun 40\n")
 started["budget"] = launch(ctl_dirs["budget"], budget_deck)
-started["gap"] = launch(ctl_dirs["gap"], deck(after=(), fix_extra="gap 50 final_round 2", dump=False))
+gap_deck = deck(after=(), fix_extra="gap 50 final_round 2 final_stages 4", dump=False).replace("run 600", "fix_modify learn final_round 2 stages 0\nrun 600")
+started["gap"] = launch(ctl_dirs["gap"], gap_deck)
 started["fmax"] = launch(ctl_dirs["fmax"], deck(first=100, after=(), fix_extra="fmax 0.5", dump=False))
 started["adopt0"] = launch(ctl_dirs["adopt0"], deck(fix_extra="adopt_after 0 50 first_round 1 handback 0.6", dump=False))
 rms_deck = deck(after=(), fix_extra="deviation rms", dump=False).replace(
@@ -422,7 +422,7 @@ check(p.returncode == 0 and len(sw_steps) + setups_b == 160 and int(rows_b[max(r
       f"{rows_b[max(rows_b)]['f_learn[8]']:.0f} evaluations, the last at step {sw_steps[-1] if sw_steps else None} of "
       f"{max(rows_b)}; {len(capped)} hand-back for the budget")
 finals = [(e["step"], e["epochs"], e.get("final_stages")) for e in ev_b if e["event"] == "round" and e.get("final")]
-check(finals == [(940, 32, 3)], f"fix_modify final_round 2 stages 3 before the last run: final rounds (step, epochs, stages) {finals}")
+check(finals == [(940, 32, 3)], f"final_stages 3, fix_modify final_round 2 before the last run: final rounds (step, epochs, stages) {finals}")
 # gap 50: label and audit calls at least 50 steps apart, and some step that asked for one got none
 p, _ = started["gap"].finish()
 ev_g = history(ctl_dirs["gap"])
