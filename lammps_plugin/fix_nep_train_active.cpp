@@ -347,7 +347,8 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
   }
   if (comm->me == 0 && committee)
     history_event(fmt::format("\"event\":\"check\",\"step\":{},\"max_dev_eV_per_A\":{:.9g},\"driver\":\"{}\"", step,
-                              sigma, teacher_drove ? "teacher" : "student"));
+                              sigma, teacher_drove ? "teacher" : "student") +
+                  (ctl.reference() > 0.0 ? fmt::format(",\"grade\":{:.9g}", sigma / ctl.reference()) : ""));
   budget_check(step);
 }
 

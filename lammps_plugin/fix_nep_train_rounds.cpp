@@ -53,6 +53,7 @@ void FixNEPTrain::start_round(int epochs)
                                      // model); a final round trains the driving model only, the members stay
           in.committee = act->members;
           in.member_reset = act->ctl.settings().member_reset;
+          in.deviation_rms = act->ctl.settings().rms;
           if (!impl->members.empty()) in.member_starts = impl->members;
           else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);
         }
@@ -75,7 +76,7 @@ void FixNEPTrain::start_round(int epochs)
 void FixNEPTrain::adopt_round()
 {
   std::string err;
-  double m[5] = {0, 0, 0, 0, 0};
+  double m[5] = {0, 0, 0, 0, -1.0};    // metrics, then the committee's reference deviation (-1: none)
   std::vector<std::string> member_texts;
   if (comm->me == 0) {
     try {
@@ -100,6 +101,7 @@ void FixNEPTrain::adopt_round()
       m[1] = 1e3 * r.heldout_rmse_f;
       m[2] = 1e3 * r.heldout_rmse_e;
       m[3] = 1e3 * r.train_rmse_e;
+      m[4] = r.reference_deviation;
       std::string reset_list;
       for (int k : r.members_reset) reset_list += (reset_list.empty() ? "" : ",") + std::to_string(k);
       history_event(fmt::format(
@@ -108,11 +110,13 @@ void FixNEPTrain::adopt_round()
           "\"train_rmse_f_meV_per_A\":{:.9g},\"train_rmse_e_meV_per_atom\":{:.9g},"
           "\"train_rmse_v_meV_per_atom\":{:.9g},\"heldout_rmse_f_meV_per_A\":{:.9g},"
           "\"heldout_rmse_e_meV_per_atom\":{:.9g},\"fresh_rmse_f_meV_per_A\":{:.9g},\"reverted\":{},\"final\":{},"
-          "\"final_stages\":{},\"members_reset\":[{}]",
+          "\"final_stages\":{},\"members_reset\":[{}],\"reference_deviation_eV_per_A\":{:.9g},"
+          "\"deviation_seconds\":{:.6g}",
           rounds + 1, update->ntimestep, impl->round_started_step, frames, r.n_train, r.n_heldout, r.epochs,
           r.seconds, waited ? waited_s : 0.0, m[0], m[3], 1e3 * r.train_rmse_v, m[1], m[2],
           fresh_n > 0 ? 1e3 * std::sqrt(fresh_se / fresh_n) : 0.0, r.reverted ? "true" : "false",
-          final_round_running ? "true" : "false", final_round_running ? opt->final_stages : 0, reset_list));
+          final_round_running ? "true" : "false", final_round_running ? opt->final_stages : 0, reset_list,
+          r.reference_deviation, r.deviation_seconds));
       utils::logmesg(lmp,
                      "fix nep/train: round {} done at step {}: {} epochs in {:.1f} s on {} frames; train F {:.1f} meV/A "
                      "E {:.2f} meV/atom; held-out ({} frames) F {:.1f} meV/A E {:.2f} meV/atom; {}wrote {}\n",
@@ -140,6 +144,7 @@ void FixNEPTrain::adopt_round()
   fresh_n = 0;
   if (opt->deploy) deploy_model();
   if (act) {    // a final round brings no members: the committee is the new model with the members it had
+    if (m[4] > 0.0) act->ctl.set_reference(m[4]);    // (and the reference deviation it had)
     if (member_texts.empty()) member_texts = act->member_text;
     adopt_committee(member_texts);
   }

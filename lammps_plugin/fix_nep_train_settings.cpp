@@ -48,16 +48,18 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
          a.member_reset = int_value(v, 0);
          if (a.member_reset < 0) throw Error("member_reset must be >= 0");
        }},
-      {"threshold", "LO HI [true]", 2, 3,
-       "lower and upper threshold on the committee's force deviation (max or rms over atoms: deviation), eV/Angstrom; with true, in true-error "
-       "units (the deviation times the calibration factor) (default 0.05 0.25)",
+      {"threshold", "LO HI [grade|true]", 2, 3,
+       "lower and upper threshold on the committee's force deviation (max or rms over atoms: deviation), eV/Angstrom; with "
+       "true, in true-error units (the deviation times the calibration factor); with grade, in units of the committee's "
+       "largest deviation on its own training frames (1: the edge of the training data) (default 0.05 0.25)",
        [&](const KeywordValues &v) {
          a.lo = v.real(0, -kInf, kInf);
          a.hi = v.real(1, -kInf, kInf);
-         if (!(a.lo > 0.0 && a.hi > a.lo)) throw Error("threshold LO HI needs 0 < LO < HI (eV/Angstrom)");
-         if (v.size() == 3 && v.word(2) != "true")
-           throw Error("threshold LO HI [true]: the third value must be 'true', not '" + v.word(2) + "'");
-         a.true_units = v.size() == 3;
+         if (!(a.lo > 0.0 && a.hi > a.lo)) throw Error("threshold LO HI needs 0 < LO < HI");
+         if (v.size() == 3 && v.word(2) != "true" && v.word(2) != "grade")
+           throw Error("threshold LO HI [grade|true]: the third value must be 'grade' or 'true', not '" + v.word(2) + "'");
+         a.true_units = v.size() == 3 && v.word(2) == "true";
+         a.grade = v.size() == 3 && v.word(2) == "grade";
        }},
       {"deviation", "max|rms", 1, 1,
        "the committee's deviation of a check step: max (default), the largest per-atom force deviation, or rms, the root mean "

@@ -162,6 +162,7 @@ TEST(FixNEPTrainKeywords, ParsesEveryKeyword) {
   EXPECT_DOUBLE_EQ(s.act.lo, 0.1);
   EXPECT_DOUBLE_EQ(s.act.hi, 0.4);
   EXPECT_TRUE(s.act.true_units);
+  EXPECT_FALSE(s.act.grade);
   EXPECT_EQ(s.act.gap, 20);
   EXPECT_EQ(s.act.budget, 9);
   EXPECT_DOUBLE_EQ(s.act.audit, 0.05);
@@ -184,8 +185,17 @@ TEST(FixNEPTrainKeywords, Defaults) {
   EXPECT_EQ(s.history_path, "m.txt.history.jsonl");
   const auto a = nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw select every"), 1);
   EXPECT_EQ(a.act.members, 4);
-  EXPECT_DOUBLE_EQ(a.act.lo, 0.05);
+  EXPECT_DOUBLE_EQ(a.act.lo, 0.05);    // threshold 0.05 0.25 (eV/Angstrom)
   EXPECT_DOUBLE_EQ(a.act.hi, 0.25);
+  EXPECT_FALSE(a.act.grade);
+  EXPECT_FALSE(a.act.true_units);
+  const auto ev = nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw threshold 0.1 0.5"), 1);
+  EXPECT_FALSE(ev.act.grade);    // two values: eV/Angstrom
+  EXPECT_FALSE(ev.act.true_units);
+  const auto gr = nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw threshold 1.5 4 grade"), 1);
+  EXPECT_TRUE(gr.act.grade);
+  EXPECT_DOUBLE_EQ(gr.act.lo, 1.5);
+  EXPECT_DOUBLE_EQ(gr.act.hi, 4.0);
   EXPECT_EQ(a.act.budget, -1);
   EXPECT_EQ(a.act.adopt_after, 0);               // at once while the teacher drives
   EXPECT_EQ(a.act.adopt_after_student, 1000);    // 100 x every
@@ -237,8 +247,8 @@ TEST(FixNEPTrainKeywords, ErrorsNameTheProblem) {
       {kBase + " audit 0.1", "keyword 'audit' needs 'mode active'", 1},
       {kBase + " history teacher", "", 1},    // a value named like a keyword is a value
       {act + "select error 1", "mode active selects by the committee; drop 'select'", 1},
-      {act + "threshold 0.6 0.15", "threshold LO HI needs 0 < LO < HI (eV/Angstrom)", 1},
-      {act + "threshold 0.1 0.5 maybe", "threshold LO HI [true]: the third value must be 'true', not 'maybe'", 1},
+      {act + "threshold 0.6 0.15", "threshold LO HI needs 0 < LO < HI", 1},
+      {act + "threshold 0.1 0.5 maybe", "threshold LO HI [grade|true]: the third value must be 'grade' or 'true', not 'maybe'", 1},
       {act + "committee 1", "committee needs at least 2 models", 1},
       {act + "handback 0", "handback H needs H > 0", 1},
       {act + "threshold 0.1 0.5 handback 0.6", "handback H needs H <= HI of threshold: above HI the teacher would take over again at once", 1},
@@ -263,7 +273,7 @@ TEST(FixNEPTrainKeywords, ErrorsNameTheProblem) {
 TEST(FixNEPTrainKeywords, UsageAndDocs) {
   const std::string u = nep_lmp::fix_nep_train_usage(2);
   EXPECT_EQ(u.rfind("fix ID all nep/train every N buffer file.h5 model file.txt input nep.in [seed S]", 0), 0u) << u;
-  EXPECT_NE(u.find("[threshold LO HI [true]]"), std::string::npos);
+  EXPECT_NE(u.find("[threshold LO HI [grade|true]]"), std::string::npos);
   nep_lmp::FixNEPTrainSettings s;
   expect_docs(nep_lmp::fix_nep_train_keywords(s, 2), "docs/fix_nep_train.rst", std::regex(R"(^\s+\*\w+\* values? = )"),
               false, "fix");

@@ -2,12 +2,16 @@
 // model the same function (1e-12), a round lowers the loss and is deterministic, a round that
 // diverges (absurd learning rate) is caught and its start model kept, and a committee member's
 // pass over a bootstrap subset of the round's shared frames equals the pass over those frames copied;
-// member resets fall on the staggered rounds and a reset member forgets its warm start.
+// member resets fall on the staggered rounds and a reset member forgets its warm start; a committee
+// round's deviation on its training frames (the grade reference) equals the core's forces reduced by hand.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+
+#include <Kokkos_Core.hpp>
 
 #include "nep/calculator.hpp"
 #include "nep/error.hpp"
@@ -269,6 +273,80 @@ TEST(OtfRound, AResetMemberForgetsItsWarmStart) {
   EXPECT_NE(a, kept_a);
   in.round = 3;  // the next generation: other initial values
   EXPECT_NE(member_from(r1.model, 1), a);
+}
+
+// The grade reference of a committee round: each training frame's deviation of the new committee,
+// recomputed here through the core Calculator (not the trainer's prediction) with sigma_i written
+// out, max over the labelled atoms (a carved frame masks some) or RMS; the reference is their max.
+TEST(OtfRound, CommitteeDeviationOnTrainingFramesIsTheGradeReference) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 5);
+  in.train[2].force_weight.assign(static_cast<size_t>(in.train[2].natoms()), 1.0);
+  for (int i = 0; i < in.train[2].natoms(); i += 2) in.train[2].force_weight[static_cast<size_t>(i)] = 0.0;
+  in.committee = 3;
+  for (bool rms : {false, true}) {
+    in.deviation_rms = rms;
+    const nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+    ASSERT_EQ(r.members.size(), 2u);
+    ASSERT_EQ(r.train_deviations.size(), in.train.size());
+    std::vector<const nep::Model*> models{&r.model, &r.members[0], &r.members[1]};
+    double largest = 0.0;
+    for (size_t f = 0; f < in.train.size(); ++f) {
+      const nep::TrainingFrame& fr = in.train[f];
+      std::vector<std::vector<double>> force;
+      for (const nep::Model* m : models) {
+        nep::Calculator calc(*m, nep::Precision::Double, nep::Backend::Host);
+        nep::Structure st;
+        st.x = fr.pos;
+        std::copy(fr.cell, fr.cell + 9, st.cell.h);
+        for (const std::string& e : fr.species) st.type.push_back(m->type_of(e));
+        force.push_back(calc.compute(st, false).force);
+      }
+      double acc = 0.0;
+      int n = 0;
+      for (int i = 0; i < fr.natoms(); ++i) {
+        if (fr.force_weight_of(i) == 0.0) continue;
+        double s2 = 0.0;
+        for (int d = 0; d < 3; ++d) {
+          const double mean = (force[0][3 * i + d] + force[1][3 * i + d] + force[2][3 * i + d]) / 3.0;
+          for (int m = 0; m < 3; ++m) s2 += (force[m][3 * i + d] - mean) * (force[m][3 * i + d] - mean) / 3.0;
+        }
+        acc = rms ? acc + s2 : std::max(acc, std::sqrt(s2));
+        ++n;
+      }
+      const double expect = rms ? std::sqrt(acc / n) : acc;
+      EXPECT_GT(expect, 0.0);
+      EXPECT_NEAR(r.train_deviations[f], expect, 1e-9 * expect) << "frame " << f << (rms ? " rms" : " max");
+      largest = std::max(largest, expect);
+    }
+    EXPECT_NEAR(r.reference_deviation, largest, 1e-9 * largest);
+  }
+  in.committee = 1;  // no committee: no reference
+  EXPECT_LT(nep::train_otf_round(in, nullptr).reference_deviation, 0.0);
+}
+
+// LAMMPS finalises Kokkos on an ERROR (Error::all / Error::one) while a round may be training: the
+// worker's Kokkos finalize hook stops and joins the round first. Without it the training thread goes
+// on into Kokkos after the finalisation and aborts the process. (In a child process: Kokkos cannot
+// be used after finalize.)
+TEST(OtfWorkerDeathTest, KokkosFinalizeStopsARunningRound) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        nep::KokkosSession kokkos;    // (main's session already owns it)
+        nep::OtfRoundInput in;
+        in.cfg = config();
+        in.train = frames(0, 6);
+        in.epochs = 400;
+        nep::OtfWorker w;
+        w.start(in);
+        Kokkos::finalize();
+        const nep::OtfRoundResult r = w.join();
+        std::exit(r.stopped && !Kokkos::is_initialized() ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ CheckPlan ActiveController::plan_check(int64_t step, double max_deviation, bool 
   const double sigma = committee ? max_deviation : 0.0;
   last_sigma_ = sigma;
   CheckPlan p;
-  p.deviation = s_.true_units ? calib_factor_ * sigma : sigma;
+  p.deviation = compared(sigma);
   const bool budget_ok = s_.budget < 0 || teacher_evals_ < s_.budget;
   const bool gap_ok = last_call_step_ < 0 || step - last_call_step_ >= s_.gap;
   bool take_over = false;
@@ -94,10 +94,16 @@ CheckPlan ActiveController::plan_check(int64_t step, double max_deviation, bool 
   return p;
 }
 
+double ActiveController::compared(double sigma) const {
+  if (s_.grade) return reference_ > 0.0 ? sigma / reference_ : HUGE_VAL;    // no committee trained on data yet
+  return s_.true_units ? calib_factor_ * sigma : sigma;
+}
+
 void ActiveController::record_label(const CheckPlan& plan, bool committee, double max_deviation,
                                     double true_max_error) {
   // the trust statement "error below LO", in true-error units, as it stood when the step was planned
-  const double miss_above = s_.true_units ? s_.lo : calib_factor_ * s_.lo;
+  const double lo_dev = s_.grade ? s_.lo * std::max(reference_, 0.0) : s_.lo;    // LO as a deviation (eV/A)
+  const double miss_above = s_.true_units ? s_.lo : calib_factor_ * lo_dev;
   if (committee && plan.audited) {
     calibration_.add(max_deviation, true_max_error);
     calib_factor_ = calibration_.factor();
@@ -179,6 +185,7 @@ void ActiveController::save(StateRecord& r) const {
   for (const auto& f : kIntegerFields) r.set_integer(f.key, this->*f.member);
   r.set_real("last_deviation", last_sigma_);
   r.set_real("calibration_factor", calib_factor_);
+  r.set_real("reference_deviation", reference_);
   r.set_reals("calibration_predicted", calibration_.predicted());
   r.set_reals("calibration_true", calibration_.true_errors());
 }
@@ -192,6 +199,7 @@ void ActiveController::restore(const StateRecord& r) {
   for (const auto& f : kIntegerFields) this->*f.member = r.integer(f.key, fresh.*f.member);
   last_sigma_ = r.real("last_deviation", fresh.last_sigma_);
   calib_factor_ = r.real("calibration_factor", fresh.calib_factor_);
+  reference_ = r.real("reference_deviation", fresh.reference_);
   const auto pred = r.reals("calibration_predicted"), truth = r.reals("calibration_true");
   if (pred.size() != truth.size()) throw Error("active controller state: calibration lists of unequal length");
   calibration_.assign(pred, truth);

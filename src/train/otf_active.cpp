@@ -26,6 +26,25 @@ void force_deviation(const std::vector<const double*>& forces, int n, double* si
   }
 }
 
+double frame_deviation(const std::vector<const double*>& forces, int n, const double* weight, bool rms) {
+  std::vector<double> sigma(static_cast<size_t>(std::max(n, 0)));
+  force_deviation(forces, n, sigma.data());
+  double acc = 0.0;
+  int counted = 0;
+  for (int i = 0; i < n; ++i) {
+    if (weight && !(weight[i] > 0.0)) continue;
+    acc = rms ? acc + sigma[i] * sigma[i] : std::max(acc, sigma[i]);
+    ++counted;
+  }
+  if (counted == 0) return 0.0;
+  return rms ? std::sqrt(acc / counted) : acc;
+}
+
+double reference_deviation(const std::vector<double>& frame_deviations) {
+  if (frame_deviations.empty()) return -1.0;
+  return *std::max_element(frame_deviations.begin(), frame_deviations.end());
+}
+
 bool audit_draw(uint64_t seed, int64_t step, double probability) {
   if (probability <= 0.0) return false;
   return train::Rng(seed, train::Stream::Audit, static_cast<uint64_t>(step)).uniform() < probability;

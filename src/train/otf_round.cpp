@@ -1,14 +1,11 @@
 #include "nep/train/otf_round.hpp"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "nep/error.hpp"
+#include "nep/train/otf_active.hpp"
 #include "nep/train/train_gradient.hpp"
 #include "otf_round_internal.hpp"
 #include "rng.hpp"
@@ -38,6 +35,29 @@ struct ModelInput {  // what differs between the driving model and a member
 };
 
 OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundData& data, const std::atomic<bool>* stop);
+
+// The new committee (res.model and res.members) on every training frame: each frame's deviation as
+// a check step reduces it, and their largest, the grade reference. One prediction pass per model
+// over the round's cached neighbour lists.
+void committee_train_deviations(const OtfRoundInput& in, RoundData& data, OtfRoundResult& res) {
+  using namespace train;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Comm comm = Comm::local();
+  BatchLoss loss(in.threads);
+  std::vector<SetResult> pred;
+  pred.push_back(evaluate_set(res.model, data.train, data.train_cache, loss, comm, false, true));
+  for (Model& m : res.members) pred.push_back(evaluate_set(m, data.train, data.train_cache, loss, comm, false, true));
+  res.train_deviations.resize(in.train.size());
+  std::vector<const double*> forces(pred.size());
+  for (size_t f = 0; f < in.train.size(); ++f) {
+    for (size_t m = 0; m < pred.size(); ++m) forces[m] = pred[m].pred[f].force.data();
+    const TrainingFrame& fr = in.train[f];
+    res.train_deviations[f] =
+        frame_deviation(forces, fr.natoms(), fr.force_weight.empty() ? nullptr : fr.force_weight.data(), in.deviation_rms);
+  }
+  res.reference_deviation = reference_deviation(res.train_deviations);
+  res.deviation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // member m: a bootstrap resample of the training frames (n draws with replacement), its own seed
 // (of its generation) and warm start, or fresh values when its reset is due
@@ -92,6 +112,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
     if (member_reset_due(in.round, m, in.committee, in.member_reset) > 0) res.members_reset.push_back(m);
   }
   res.members_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (in.committee >= 2 && !res.stopped) committee_train_deviations(in, data, res);
   return res;
 }
 
@@ -181,39 +202,5 @@ OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundDat
   return res;
 }
 }  // namespace
-
-OtfWorker::~OtfWorker() {
-  if (thread_.joinable()) {
-    stop_ = true;
-    thread_.join();
-  }
-}
-
-void OtfWorker::start(OtfRoundInput in, int nice) {
-  if (running_) throw Error("on-the-fly training: a round is already running");
-  stop_ = false;
-  done_ = false;
-  error_.clear();
-  running_ = true;
-  thread_ = std::thread([this, nice](OtfRoundInput input) {
-    if (nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
-    try {
-      result_ = train_otf_round(input, &stop_);
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    } catch (...) {
-      error_ = "unknown error in the training thread";
-    }
-    done_ = true;
-  }, std::move(in));
-}
-
-OtfRoundResult OtfWorker::join() {
-  if (!running_) throw Error("on-the-fly training: no round to join");
-  thread_.join();
-  running_ = false;
-  if (!error_.empty()) throw Error(error_);
-  return std::move(result_);
-}
 
 }  // namespace nep

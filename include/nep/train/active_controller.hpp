@@ -6,8 +6,9 @@
 //
 // A check step (every `every` steps), given sigma = max over atoms of the committee's force
 // deviation, or its RMS over atoms with `deviation rms` (the fix reduces it; the true error paired
-// with it on audits is then the student's force RMSE) (compared as k * sigma with `threshold ...
-// true`, k the calibration factor):
+// with it on audits is then the student's force RMSE), compared as sigma (eV/A), as k * sigma with
+// `threshold ... true` (k the calibration factor), or as sigma / reference with `threshold ... grade`
+// (no reference yet: above every threshold):
 //   teacher driving:   its frame is labelled ("driving"); the student takes over again once a round
 //                      adopted after the take-over brings the deviation below LO (handback H) on a
 //                      check step: on positions the new models were not trained on
@@ -41,9 +42,13 @@ class StateRecord;
 struct ActiveSettings {
   int members = 4;               // committee size M: the driving model and M-1 members
   int member_reset = 0;          // each member is re-initialised every this many rounds, staggered (0: never)
-  double lo = 0.05, hi = 0.25;   // deviation thresholds (eV/Angstrom)
+  // Deviation thresholds, eV/Angstrom; with true_units the calibrated deviation; with grade the
+  // deviation over the reference (the committee's largest deviation on its own training frames, set
+  // after each round: 1 is the edge of the training data, as MTP's extrapolation grade)
+  double lo = 0.05, hi = 0.25;
   double handback = -1.0;        // the teacher driving: a newer model drives below this (< 0: LO)
   bool true_units = false;       // thresholds compare with the calibrated deviation
+  bool grade = false;            // thresholds compare with deviation / reference
   // deviation rms: the deviation is the RMS over atoms of sigma_i and the student's true error its
   // force RMSE (intensive: the same threshold means the same at any box size); else the max over atoms
   bool rms = false;
@@ -124,6 +129,13 @@ class ActiveController {
   void round_started(int64_t step, int64_t frames);
 
   // ---- thermo and history
+  // grade units: the committee's largest deviation on its training frames, after each round (the
+  // same value on every rank); <= 0: none yet
+  void set_reference(double reference) { reference_ = reference; }
+  double reference() const { return reference_; }
+  // sigma as compared with the thresholds
+  double compared(double sigma) const;
+
   int64_t teacher_evaluations() const { return teacher_evals_; }
   double teacher_step_fraction() const;
   double last_deviation() const { return last_sigma_; }
@@ -163,6 +175,7 @@ class ActiveController {
   int64_t round_started_frames_ = 0, round_adopt_step_ = -1;
   Calibration calibration_;
   double calib_factor_ = 1.0;
+  double reference_ = -1.0;      // grade units: the reference deviation (eV/A); <= 0: none yet
   bool budget_warned_ = false;
 
   struct IntegerField {

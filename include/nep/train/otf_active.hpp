@@ -12,6 +12,16 @@ namespace nep {
 // forces[m] points at 3n values (atom-major xyz) of member m; sigma receives n values.
 void force_deviation(const std::vector<const double*>& forces, int n, double* sigma);
 
+// A frame's committee deviation as a check step reduces it: the max over atoms of sigma_i, or with
+// rms the root mean square over atoms. weight (n values, may be null) masks atoms of weight 0 (a
+// carved frame's unlabelled atoms); 0 when no atom counts.
+double frame_deviation(const std::vector<const double*>& forces, int n, const double* weight, bool rms);
+
+// The reference deviation of `threshold LO HI grade`: the largest frame deviation of the committee
+// over its own training frames (an extrapolation grade of 1 is the edge of the training data, as in
+// MTP's grade); -1 for no frames.
+double reference_deviation(const std::vector<double>& frame_deviations);
+
 // Whether step `step` is audited (teacher called although the committee trusts the student):
 // uniform draw of the stream (seed, Audit, step) below `probability`. A function of (seed, step)
 // alone, so the audit steps never depend on ranks, threads or timing (docs/fix_nep_train.rst).

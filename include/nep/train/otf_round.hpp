@@ -43,6 +43,10 @@ struct OtfRoundInput {
   // m + generation * 2^16)) and trains max(epochs, nep.in's epoch) epochs, so members do not stay
   // warm-started neighbours of their first solution forever. 0: never.
   int member_reset = 0;
+  // After the committee is trained, its deviation on each training frame, reduced as the fix's check
+  // steps reduce it (max over atoms, or RMS with deviation_rms; a carved frame's labelled atoms only):
+  // OtfRoundResult::train_deviations and the grade reference (reference_deviation()).
+  bool deviation_rms = false;
   // Arrival-order retraining (a run's final round, fix nep/train final_round E stages S): `train`
   // in the order the frames arrived; the model is trained again from fresh values as a run whose
   // teacher gave every frame in that order would have: S stages of nep.in's epoch count on the
@@ -65,6 +69,11 @@ struct OtfRoundResult {
   std::vector<Model> members;           // committee members 1..committee-1
   std::vector<int> members_reset;       // the members (1..committee-1) re-initialised in this round
   double members_seconds = 0.0;         // wall time of the members' training
+  // committee rounds (committee >= 2): the new committee's deviation on each training frame (eV/A)
+  // and their largest, the reference of `threshold LO HI grade` (-1: not computed)
+  std::vector<double> train_deviations;
+  double reference_deviation = -1.0;
+  double deviation_seconds = 0.0;       // wall time of that pass
 };
 
 // Member m (1..committee-1) of round `round` (1-based) is re-initialised when this returns a
@@ -94,6 +103,9 @@ class OtfWorker {
   void request_stop() { stop_ = true; }
   // Waits for the round; throws nep::Error with the round's message if it failed.
   OtfRoundResult join();
+  // Asks a running round to stop and waits for its thread (the destructor, and the process's exit
+  // while a round runs: src/train/otf_worker.cpp); a later join() still returns its result.
+  void stop_and_wait();
 
  private:
   std::thread thread_;
