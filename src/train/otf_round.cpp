@@ -37,20 +37,24 @@ struct ModelInput {  // what differs between the driving model and a member
 OtfRoundResult train_one(const OtfRoundInput& in, const ModelInput& mi, RoundData& data, const std::atomic<bool>* stop);
 
 // The new committee (res.model and res.members) on every training frame: each frame's deviation as
-// a check step reduces it, and their largest, the grade reference. One prediction pass per model
-// over the round's cached neighbour lists.
+// a check step reduces it, and their largest, the grade reference. Frame by frame over the round's
+// cached neighbour lists (memory: one frame's forces per model).
 void committee_train_deviations(const OtfRoundInput& in, RoundData& data, OtfRoundResult& res) {
   using namespace train;
   const auto t0 = std::chrono::steady_clock::now();
-  const Comm comm = Comm::local();
   BatchLoss loss(in.threads);
-  std::vector<SetResult> pred;
-  pred.push_back(evaluate_set(res.model, data.train, data.train_cache, loss, comm, false, true));
-  for (Model& m : res.members) pred.push_back(evaluate_set(m, data.train, data.train_cache, loss, comm, false, true));
+  std::vector<const Model*> models{&res.model};
+  for (const Model& m : res.members) models.push_back(&m);
+  std::vector<FramePrediction> pred(models.size());
+  std::vector<const double*> forces(models.size());
+  ErrorSums unused;
   res.train_deviations.resize(in.train.size());
-  std::vector<const double*> forces(pred.size());
   for (size_t f = 0; f < in.train.size(); ++f) {
-    for (size_t m = 0; m < pred.size(); ++m) forces[m] = pred[m].pred[f].force.data();
+    const auto geom = data.train_cache.get(static_cast<int>(f), false);
+    for (size_t m = 0; m < models.size(); ++m) {
+      loss.predict(*models[m], data.train, static_cast<int>(f), geom->nl, pred[m], unused);
+      forces[m] = pred[m].force.data();
+    }
     const TrainingFrame& fr = in.train[f];
     res.train_deviations[f] =
         frame_deviation(forces, fr.natoms(), fr.force_weight.empty() ? nullptr : fr.force_weight.data(), in.deviation_rms);
