@@ -53,6 +53,7 @@ void FixNEPTrain::start_round(int epochs)
                                      // model); a final round trains the driving model only, the members stay
           in.committee = act->members;
           in.member_reset = act->ctl.settings().member_reset;
+          in.grade_reference = act->ctl.settings().grade;
           in.deviation_rms = act->ctl.settings().rms;
           if (!impl->members.empty()) in.member_starts = impl->members;
           else if (in.has_start) in.member_starts.assign(act->members - 1, *impl->model);

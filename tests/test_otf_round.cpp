@@ -286,6 +286,8 @@ TEST(OtfRound, CommitteeDeviationOnTrainingFramesIsTheGradeReference) {
   in.train[2].force_weight.assign(static_cast<size_t>(in.train[2].natoms()), 1.0);
   for (int i = 0; i < in.train[2].natoms(); i += 2) in.train[2].force_weight[static_cast<size_t>(i)] = 0.0;
   in.committee = 3;
+  EXPECT_LT(nep::train_otf_round(in, nullptr).reference_deviation, 0.0);    // only asked for
+  in.grade_reference = true;
   for (bool rms : {false, true}) {
     in.deviation_rms = rms;
     const nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);

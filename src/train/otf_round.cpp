@@ -116,7 +116,7 @@ OtfRoundResult train_otf_round(const OtfRoundInput& in, const std::atomic<bool>*
     if (member_reset_due(in.round, m, in.committee, in.member_reset) > 0) res.members_reset.push_back(m);
   }
   res.members_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (in.committee >= 2 && !res.stopped) committee_train_deviations(in, data, res);
+  if (in.grade_reference && in.committee >= 2 && !res.stopped) committee_train_deviations(in, data, res);
   return res;
 }
 

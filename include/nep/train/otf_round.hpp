@@ -43,9 +43,11 @@ struct OtfRoundInput {
   // m + generation * 2^16)) and trains max(epochs, nep.in's epoch) epochs, so members do not stay
   // warm-started neighbours of their first solution forever. 0: never.
   int member_reset = 0;
-  // After the committee is trained, its deviation on each training frame, reduced as the fix's check
-  // steps reduce it (max over atoms, or RMS with deviation_rms; a carved frame's labelled atoms only):
-  // OtfRoundResult::train_deviations and the grade reference (reference_deviation()).
+  // grade_reference (threshold ... grade): after the committee is trained, its deviation on each
+  // training frame, reduced as the fix's check steps reduce it (max over atoms, or RMS with
+  // deviation_rms; a carved frame's labelled atoms only): OtfRoundResult::train_deviations and the
+  // grade reference (reference_deviation()). One forward pass per model: not made otherwise.
+  bool grade_reference = false;
   bool deviation_rms = false;
   // Arrival-order retraining (a run's final round, fix nep/train final_round E stages S): `train`
   // in the order the frames arrived; the model is trained again from fresh values as a run whose
@@ -69,8 +71,8 @@ struct OtfRoundResult {
   std::vector<Model> members;           // committee members 1..committee-1
   std::vector<int> members_reset;       // the members (1..committee-1) re-initialised in this round
   double members_seconds = 0.0;         // wall time of the members' training
-  // committee rounds (committee >= 2): the new committee's deviation on each training frame (eV/A)
-  // and their largest, the reference of `threshold LO HI grade` (-1: not computed)
+  // committee rounds with grade_reference: the new committee's deviation on each training frame
+  // (eV/A) and their largest, the reference of `threshold LO HI grade` (-1: not computed)
   std::vector<double> train_deviations;
   double reference_deviation = -1.0;
   double deviation_seconds = 0.0;       // wall time of that pass
