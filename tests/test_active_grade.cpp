@@ -1,7 +1,8 @@
 // `threshold LO HI grade` in the active-learning controller: the deviation is compared as
 // deviation / reference (the committee's largest deviation on its own training frames, set after a
-// round), a committee without a reference yet is not trusted, a trusted audit is a miss when its
-// true error exceeds factor x LO x reference, and the reference survives a restart.
+// round), handback in the same units, a committee without a reference yet is not trusted, a
+// trusted audit is a miss when its true error exceeds factor x LO x reference, and the reference
+// survives a restart.
 #include <gtest/gtest.h>
 
 #include "nep/train/active_controller.hpp"
@@ -62,6 +63,23 @@ TEST(ActiveGrade, ThresholdsCompareTheDeviationOverTheReference) {
   e.set_reference(0.5);
   e.count_step();
   EXPECT_EQ(e.plan_check(20, 0.6, true, 1).reason, TeacherReason::None);
+}
+
+// handback H is read in grade units too: with H = 2 (above LO = 1) a newer round hands the MD back
+// at grade 1.5, which LO alone would not
+TEST(ActiveGrade, HandbackIsInGradeUnits) {
+  for (double handback : {-1.0, 2.0}) {
+    ActiveSettings s = grade_settings();
+    s.handback = handback;
+    ActiveController c = student_driving(s);
+    c.set_reference(0.5);
+    c.count_step();
+    ASSERT_EQ(c.plan_check(10, 2.0, true, 1).reason, TeacherReason::Upper);    // grade 4
+    EXPECT_TRUE(c.take_handover(10, false));
+    c.count_step();
+    EXPECT_EQ(c.plan_check(20, 0.75, true, 2).reason, TeacherReason::Driving);    // grade 1.5, a newer round
+    EXPECT_EQ(c.take_handover(20, false), handback > 0.0) << "handback " << handback;
+  }
 }
 
 TEST(ActiveGrade, NoReferenceYetIsNotTrusted) {

@@ -127,17 +127,18 @@ def start_errors():
         "create_atoms 1 box\n", "create_atoms 1 box\ncreate_atoms 1 single 0 0 0 units box\n").replace(
         "displace_atoms all random 0.1 0.1 0.1 4242\n", "").replace("pair_style sw\npair_coeff * * Si.sw Si",
                                                                   "pair_style lj/cut 3.0\npair_coeff * * 1.0 2.0")
-    # an ERROR while a round runs (fix halt ... error hard at step 46, the 20 000-epoch first round still
-    # training): the ERROR ends the run with exit status 1, not a crash of the training thread
-    # when LAMMPS or the core finalises Kokkos, and the buffer stays readable
-    cases.append(("ERROR while a round runs", deck(fix_args="epochs 20000", steps=100, extra_before=(
-        "variable s equal step\nfix halt all halt 1 v_s > 45 error hard")), "Fix halt condition"))
     runs = []
     for i, (what, text, msg) in enumerate(cases):
         ed = newdir(f"errors{i}")
         open(os.path.join(ed, "bad.in"), "w").write("type 1 Si\nneuron ten\n")
         runs.append((what, msg, launch(ed, text, name="in.err", expect_ok=False)))
-    return runs, launch(newdir("errors_nan"), nan_deck, name="in.nan", expect_ok=False)
+    # an ERROR while a round runs (fix halt ... error hard at step 46, the 20 000-epoch first round still
+    # training): the ERROR ends the run with exit status 1, not a crash of the training thread
+    # when LAMMPS or the core finalises Kokkos, and the buffer stays readable
+    halt_deck = deck(fix_args="epochs 20000", steps=100,
+                     extra_before="variable s equal step\nfix halt all halt 1 v_s > 45 error hard")
+    return (runs, launch(newdir("errors_nan"), nan_deck, name="in.nan", expect_ok=False),
+            launch(newdir("errors_halt"), halt_deck, name="in.halt", expect_ok=False))
 
 
 # The runs that need no other run's output start together here (sections 1, 2's first run, 3, 4's
@@ -290,15 +291,14 @@ except subprocess.CalledProcessError as e:
     check(False, f"disk full: buffer unreadable ({e.stderr})")
 
 # ---- 6. errors (started at the beginning)
-bad_runs, nan_run = error_runs
+bad_runs, nan_run, halt_run = error_runs
 for what, msg, handle in bad_runs:
     p, log = handle.finish()
-    if what == "ERROR while a round runs":
-        check(p.returncode == 1 and msg in log and len(read_buffer(handle.d)) >= 3 and "round 1 started" in log,
-              f"{what}: exit status {p.returncode} (1: no crash of the training thread), the ERROR in the log, "
-              "the buffer's frames readable")
-        continue
     check(p.returncode != 0 and msg in log, f"error '{what}': message contains '{msg}'")
+p, log = halt_run.finish()
+check(p.returncode == 1 and "Fix halt condition" in log and "round 1 started" in log and len(read_buffer(halt_run.d)) >= 3,
+      f"an ERROR while a round runs: exit status {p.returncode} (1: no crash of the training thread), the ERROR in "
+      "the log, the buffer's frames readable")
 p, log = nan_run.finish()
 rows = thermo_rows(log)
 check(p.returncode == 0 and "non-finite" in log and rows and rows[-1]["f_learn[1]"] == 0 and rows[-1]["f_learn[7]"] == 2,
