@@ -4,7 +4,10 @@
 //  - the region's atoms are exactly those within the radius (counted by brute force over images);
 //  - masked atoms' labels do not enter the loss, its gradient, or the force RMSE; a frame without
 //    energy leaves the energy terms (and b1's residual) alone;
-//  - the batch gradient with masks equals central finite differences of the batch loss.
+//  - the batch gradient with masks equals central finite differences of the batch loss;
+//  - the basis cache leaves out a forces-only frame's sites without a labelled atom in their
+//    environment (train::force_sites): loss, force errors and gradient equal those of the whole
+//    basis to round-off, with fewer pairs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -209,6 +212,75 @@ TEST(Carve, MaskedBatchGradientMatchesFiniteDifferences) {
     const double fd = (l[0] - l[1]) / (2 * h);
     EXPECT_NEAR(g[i], fd, 2e-6 * gmax + 1e-6 * std::fabs(fd)) << "parameter " << i << " of " << P;
   }
+}
+
+// every frame's neighbour list and basis built here, with every atom a site (no force_sites)
+nep::train::BatchResult whole_basis_batch(const nep::Model& m, const nep::train::Dataset& data, std::vector<double>& g,
+                                          size_t* pairs) {
+  std::vector<int> ids;
+  std::vector<std::shared_ptr<const nep::train::FrameGeometry>> lists;
+  *pairs = 0;
+  for (int f = 0; f < data.size(); ++f) {
+    const nep::TrainingFrame& fr = data.frames[f];
+    nep::Cell cell;
+    for (int k = 0; k < 9; ++k) cell.h[k] = fr.cell[k];
+    for (int k = 0; k < 3; ++k) cell.pbc[k] = fr.pbc[k];
+    auto geom = std::make_shared<nep::train::FrameGeometry>();
+    geom->nl = nep::build_neighbor_list(fr.pos, data.types[f], cell, m.cutoff_max());
+    geom->basis = nep::build_pair_basis(m, geom->nl);
+    *pairs += geom->basis.r_owner.size() + geom->basis.a_owner.size();
+    ids.push_back(f);
+    lists.push_back(geom);
+  }
+  nep::train::BatchLoss loss(1);
+  g.assign(nep::num_trainable_parameters(m), 0.0);
+  return loss.evaluate(m, data, ids, lists, nep::train::LossWeights{0.3, 1.0, 0.1}, g.data());
+}
+
+TEST(Carve, SitesWithoutALabelledNeighbourAreLeftOutExactly) {
+  nep::KokkosSession kokkos;
+  const nep::Model teacher = nep::read_model(nep_test::data_path("potentials/Si_2022_NEP4_3body.txt"));
+  const nep::Model m = nep::read_model(nep_test::data_path("potentials/Si_2022_NEP4_5body.txt"));
+  std::vector<nep::TrainingFrame> frames = mixed_frames(teacher);
+  const nep::TrainingFrame big = si_frame(teacher, 4, 7);
+  frames.push_back(nep::carve_frame(big, 100, 2.5, 4.0));  // several labelled atoms
+  const nep::train::Dataset data = nep::train::make_dataset(frames, "mixed", m);
+  std::vector<double> g_whole, g_kept;
+  size_t pairs_whole = 0, pairs_kept = 0;
+  const nep::train::BatchResult whole = whole_basis_batch(m, data, g_whole, &pairs_whole);
+  nep::train::NeighborCache cache(data, m, 100, true);
+  int left_out = 0;
+  for (int f = 0; f < data.size(); ++f) {
+    const auto geom = cache.get(f, true);
+    pairs_kept += geom->basis.r_owner.size() + geom->basis.a_owner.size();
+    // expected by brute force: a site is needed when it, or an atom within the cutoff, is labelled
+    // (the frames are open clusters or whole periodic frames with energies)
+    const nep::TrainingFrame& fr = frames[f];
+    for (int i = 0; i < fr.natoms(); ++i) {
+      bool need = fr.has_energy || fr.force_weight_of(i) > 0.0;
+      for (int j = 0; j < fr.natoms() && !need; ++j) {
+        double r2 = 0.0;
+        for (int d = 0; d < 3; ++d) r2 += std::pow(fr.pos[3 * j + d] - fr.pos[3 * i + d], 2);
+        need = fr.force_weight_of(j) > 0.0 && r2 < m.cutoff_max() * m.cutoff_max();
+      }
+      const bool kept = geom->sites.empty() || geom->sites[i];
+      EXPECT_EQ(kept, need) << "frame " << f << " atom " << i;
+      EXPECT_EQ(geom->basis.type[i] >= 0, need) << "frame " << f << " atom " << i;
+      left_out += !kept;
+    }
+  }
+  EXPECT_GT(left_out, 0);
+  EXPECT_TRUE(cache.get(0, true)->sites.empty());  // the frame with an energy keeps every site
+  EXPECT_LT(2 * pairs_kept, pairs_whole);           // the carved frames hold most of the pairs
+  std::vector<double> g;
+  const nep::train::BatchResult kept = batch(m, data, &g);
+  EXPECT_NEAR(kept.loss, whole.loss, 1e-12 * whole.loss);
+  EXPECT_NEAR(kept.errors.se_f, whole.errors.se_f, 1e-12 * whole.errors.se_f);
+  EXPECT_EQ(kept.errors.n_f, whole.errors.n_f);
+  double gmax = 0.0;
+  for (double x : g_whole) gmax = std::max(gmax, std::fabs(x));
+  ASSERT_GT(gmax, 0.0);
+  for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], g_whole[k], 1e-11 * gmax) << "parameter " << k;
 }
 
 }  // namespace

@@ -54,6 +54,11 @@ struct PairBasis {
 // Builds the basis of one frame. With ZBL it runs the core on Kokkos::Serial (Kokkos initialised;
 // Serial dispatch is not re-entrant, so not concurrently with other Serial work: the trainer
 // builds bases only while its own thread runs no Kokkos kernel).
-PairBasis build_pair_basis(const Model& m, const NeighborList& nl);
+// sites (nlocal entries, or null: every site): a local atom i with sites[i] == 0 is left out as a
+// site (type -1, no pairs of its own): neither its site energy nor the force terms of its own
+// environment are computed, while the other sites' pairs to it are kept. Exact for the forces on
+// every atom with no left-out site within the cutoff (nep/train: the labelled atoms of a frame
+// without energy and virial labels, train::force_sites).
+PairBasis build_pair_basis(const Model& m, const NeighborList& nl, const std::vector<char>* sites = nullptr);
 
 }  // namespace nep

@@ -37,7 +37,7 @@ struct PolyRef {
 
 }  // namespace
 
-PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
+PairBasis build_pair_basis(const Model& m, const NeighborList& nl, const std::vector<char>* sites) {
   PairBasis pb;
   const ModelSizes z = m.sizes();
   const int T = z.T, KR = z.KR, KA = z.KA, L3 = z.L3, S = z.S;
@@ -48,6 +48,9 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   pb.KA = KA;
   pb.S = S;
   pb.type.assign(nl.type.begin(), nl.type.begin() + nl.nlocal);
+  if (sites)
+    for (int i = 0; i < nl.nlocal; ++i)
+      if (!(*sites)[static_cast<size_t>(i)]) pb.type[i] = -1;  // left out: no site of its own
   pb.B.assign(static_cast<size_t>(nl.nlocal) * T * KR, 0.0);
   std::vector<double> rcR(T * T), rcA(T * T);
   for (int a = 0; a < T; ++a)
@@ -58,7 +61,7 @@ PairBasis build_pair_basis(const Model& m, const NeighborList& nl) {
   // Visits the pairs inside a cutoff in neighbour-list order: fn(i, j, tj, r, d2, in_r, in_a).
   auto for_each_pair = [&](auto&& fn) {
     for (int i = 0; i < nl.nlocal; ++i) {
-      const int ti = nl.type[i];
+      const int ti = pb.type[i];
       const int nn = ti < 0 ? 0 : nl.num_neighbors[i];
       const int* row = nl.neighbors.data() + static_cast<size_t>(i) * nl.max_neighbors;
       const double* xi = &nl.x[3 * i];

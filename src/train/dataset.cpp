@@ -32,6 +32,21 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
   return d;
 }
 
+std::vector<char> force_sites(const TrainingFrame& frame, const NeighborList& nl) {
+  if (frame.has_energy || frame.has_virial || !frame.has_forces || frame.force_weight.empty()) return {};
+  std::vector<char> site(static_cast<size_t>(nl.nlocal), 0);
+  bool all = true;
+  for (int i = 0; i < nl.nlocal; ++i) {
+    bool need = frame.force_weight_of(i) > 0.0;
+    const int* row = nl.neighbors.data() + static_cast<size_t>(i) * nl.max_neighbors;
+    for (int k = 0; k < nl.num_neighbors[i] && !need; ++k) need = frame.force_weight_of(nl.owner[row[k]]) > 0.0;
+    site[static_cast<size_t>(i)] = need;
+    all = all && need;
+  }
+  if (all) return {};
+  return site;
+}
+
 NeighborCache::NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis)
     : data_(data),
       model_(model),
@@ -55,16 +70,17 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
     for (int k = 0; k < 9; ++k) cell.h[k] = f.cell[k];
     for (int k = 0; k < 3; ++k) cell.pbc[k] = f.pbc[k];
     g->nl = build_neighbor_list(f.pos, data_.types[frame], cell, cutoff_);
+    g->sites = force_sites(f, g->nl);
   }
   // without room the frame will not be kept: skip the basis nobody asked for
   const bool partial = with_basis_ && !need_basis && !room;
   if (with_basis_ && !partial) {
     ScopedStage stage("train:basis");
-    g->basis = build_pair_basis(model_, g->nl);
+    g->basis = build_pair_basis(model_, g->nl, g->sites.empty() ? nullptr : &g->sites);
   }
   const NeighborList& nl = g->nl;
   const size_t b = nl.x.size() * 8 + (nl.type.size() + nl.owner.size() + nl.num_neighbors.size() + nl.neighbors.size()) * 4 +
-                   g->basis.bytes();
+                   g->sites.size() + g->basis.bytes();
   std::lock_guard<std::mutex> lock(mutex_);
   ++builds_;
   if (!partial && !slots_[frame] && bytes_ + b <= budget_) {

@@ -30,8 +30,17 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
 
 struct FrameGeometry {
   NeighborList nl;
-  PairBasis basis;  // empty unless the cache was made with_basis
+  PairBasis basis;          // empty unless the cache was made with_basis
+  std::vector<char> sites;  // force_sites of the frame (empty: every atom is a site)
 };
+
+// The sites a frame's loss depends on. A frame with an energy or a virial label needs every site.
+// One with forces only (a region carved by fix nep/train: labelled core, masked rest) needs the
+// sites whose environment holds a labelled atom: the labelled atoms and every atom with a
+// labelled atom among its neighbours (the force on atom i is a sum over the sites within the
+// cutoff of i: F_i = sum_j (f_ij - f_ji), f_ij = dU_i/dr_ij). Empty when every atom is needed;
+// else nlocal 0/1 entries.
+std::vector<char> force_sites(const TrainingFrame& frame, const NeighborList& nl);
 
 class NeighborCache {
  public:
