@@ -124,6 +124,7 @@ class FixNEPTrain : public Fix {
   void student_error(double out[3]);
   void active_end_of_step();
   void active_handover(bigint step);    // the planned hand-over, if any
+  void active_probe(bigint step);       // probe P: a hand-back check between check steps
   void active_adopt(bigint step);       // a due round adopted
   double active_vector(int i) const;
   double committee_deviation();

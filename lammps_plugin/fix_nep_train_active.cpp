@@ -300,6 +300,7 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
   const bigint step = update->ntimestep;
   ctl.count_step();
   if (step != next_sample) {
+    if (ctl.probe_due(step, act->have_committee())) active_probe(step);
     budget_check(step);
     return;
   }
@@ -350,6 +351,17 @@ void FixNEPTrain::active_pre_reverse(int eflag, int vflag)
                               sigma, teacher_drove ? "teacher" : "student") +
                   (ctl.reference() > 0.0 ? fmt::format(",\"grade\":{:.9g}", sigma / ctl.reference()) : ""));
   budget_check(step);
+}
+
+// probe P: the committee on a step between check steps while the teacher drives; trusted, the
+// student drives from the next step (nothing is labelled: the teacher's forces drove this step)
+void FixNEPTrain::active_probe(bigint step)
+{
+  const double sigma = committee_deviation();
+  act->ctl.probe_handback(sigma, true, rounds);
+  if (comm->me == 0)
+    history_event(fmt::format("\"event\":\"probe\",\"step\":{},\"max_dev_eV_per_A\":{:.9g}", step, sigma));
+  active_handover(step);
 }
 
 // ,"carved_centres":[IDs] of the last teacher call's regions (carve CORE K), else nothing

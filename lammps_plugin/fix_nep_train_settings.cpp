@@ -25,7 +25,7 @@ constexpr long long kBig = LLONG_MAX;
 int int_value(const KeywordValues &v, size_t k) { return static_cast<int>(v.integer(k, INT_MIN, INT_MAX)); }
 
 // the keywords that only mode active takes (an error in passive mode)
-const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "deviation", "handback", "gap", "budget",
+const char *const kActiveOnly[] = {"teacher", "committee", "member_reset", "threshold", "deviation", "handback", "probe", "gap", "budget",
                                    "audit",   "adopt_after", "first_round", "fmax"};
 }    // namespace
 
@@ -76,6 +76,14 @@ std::vector<Keyword> active_keywords(FixNEPTrainSettings &s)
        [&](const KeywordValues &v) {
          a.handback = v.real(0, -kInf, kInf);
          if (!(a.handback > 0.0)) throw Error("handback H needs H > 0");
+       }},
+      {"probe", "P", 1, 1,
+       "while the teacher drives, the committee is also evaluated every P steps between check steps, and the student "
+       "drives again from the next step once a round adopted after the take-over brings the deviation below the "
+       "hand-back level there (nothing labelled; default 0: on check steps only)",
+       [&](const KeywordValues &v) {
+         a.probe = v.integer(0, LLONG_MIN, kBig);
+         if (a.probe < 0) throw Error("probe must be >= 0");
        }},
       {"gap", "G", 1, 1, "fewest steps between two teacher calls for labels or audits (default 0)",
        [&](const KeywordValues &v) {

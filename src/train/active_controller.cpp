@@ -94,6 +94,12 @@ CheckPlan ActiveController::plan_check(int64_t step, double max_deviation, bool 
   return p;
 }
 
+void ActiveController::probe_handback(double max_deviation, bool committee, int rounds) {
+  ++probes_;
+  last_sigma_ = committee ? max_deviation : 0.0;
+  if (hand_back_due(compared(last_sigma_), committee, rounds)) switch_pending_ = true;
+}
+
 double ActiveController::compared(double sigma) const {
   if (s_.grade) return reference_ > 0.0 ? sigma / reference_ : HUGE_VAL;    // no committee trained on data yet
   return s_.true_units ? calib_factor_ * sigma : sigma;
@@ -176,6 +182,7 @@ const ActiveController::IntegerField ActiveController::kIntegerFields[] = {
     {"round_started_frames", &ActiveController::round_started_frames_},
     {"round_adopt_step", &ActiveController::round_adopt_step_},
     {"teacher_failures", &ActiveController::teacher_failures_},
+    {"probes", &ActiveController::probes_},
 };
 
 void ActiveController::save(StateRecord& r) const {

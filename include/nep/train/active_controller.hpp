@@ -11,7 +11,11 @@
 // (no reference yet: above every threshold):
 //   teacher driving:   its frame is labelled ("driving"); the student takes over again once a round
 //                      adopted after the take-over brings the deviation below LO (handback H) on a
-//                      check step: on positions the new models were not trained on
+//                      check step: on positions the new models were not trained on. With probe P
+//                      the committee is also evaluated every P steps between check steps (a probe:
+//                      nothing labelled), and the student drives from the next step when it trusts
+//                      the probe's positions: a take-over then costs as few teacher steps as the
+//                      committee needs, not the rest of a check interval.
 //   student driving:   deviation >= HI (budget left)            -> "upper": the teacher is computed,
 //                                                                 its forces replace the student's
 //                                                                 this step, it drives from the next
@@ -47,6 +51,7 @@ struct ActiveSettings {
   // after each round: 1 is the edge of the training data, as MTP's extrapolation grade)
   double lo = 0.05, hi = 0.25;
   double handback = -1.0;        // the teacher driving: a newer model drives below this (< 0: LO)
+  int64_t probe = 0;             // the teacher driving: also a hand-back check every this many steps (0: none)
   bool true_units = false;       // thresholds compare with the calibrated deviation
   bool grade = false;            // thresholds compare with deviation / reference
   // deviation rms: the deviation is the RMS over atoms of sigma_i and the student's true error its
@@ -124,6 +129,14 @@ class ActiveController {
   // The hand-over planned on this step's check, if any: flips the driver and returns true. A round
   // running when the teacher takes over is then adopted sooner (adopt_after from now).
   bool take_handover(int64_t step, bool round_running);
+  // probe P: a hand-back check due on this step, not a check step (the teacher drives, a committee
+  // exists, no hand-over pending), and its outcome (sigma as plan_check takes it): the hand-over is
+  // then taken at once (take_handover)
+  bool probe_due(int64_t step, bool committee) const {
+    return s_.probe > 0 && teacher_drives_ && committee && !switch_pending_ && step % s_.probe == 0;
+  }
+  void probe_handback(double max_deviation, bool committee, int rounds);
+  int64_t probes() const { return probes_; }
   bool adoption_due(int64_t step, bool round_running) const { return round_running && step >= round_adopt_step_; }
   bool round_due(int64_t frames, bool round_running) const;
   void round_started(int64_t step, int64_t frames);
@@ -169,7 +182,7 @@ class ActiveController {
   bool teacher_drives_ = true;   // who computes this step's forces
   bool switch_pending_ = false;  // hand the driving over at the end of this step
   int64_t steps_ = 0, teacher_evals_ = 0, teacher_steps_ = 0, checks_ = 0;
-  int64_t audits_ = 0, audit_misses_ = 0, exploded_ = 0, last_call_step_ = -1, teacher_failures_ = 0;
+  int64_t audits_ = 0, audit_misses_ = 0, exploded_ = 0, last_call_step_ = -1, teacher_failures_ = 0, probes_ = 0;
   double last_sigma_ = 0.0;      // latest max deviation (eV/A; 0 before the first committee)
   int64_t rounds_at_handover_ = -1;   // rounds adopted when the teacher last took over (-1: never)
   int64_t round_started_frames_ = 0, round_adopt_step_ = -1;
