@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Learning Ni from a large MD through carved regions (issue #31, item 5): in.ni_carve (fcc Ni,
-# cells^3 x 4 atoms, 300 -> 2500 K, the student driving, SNAP on the 4 most uncertain atoms'
+# cells^3 x 4 atoms, 300 -> 3000 K, the student driving, SNAP on the 8 most uncertain atoms'
 # regions), its own model scored on the held-out SNAP frames of benchmarks/active/ni/run.sh
 # (OUTDIR_OF_RUN_SH/test.xyz: 256-atom frames, the 256-atom benchmark's held-out set).
-# Usage: benchmarks/active/ni/carve.sh OUTDIR TEST_XYZ [cells=30] [steps=1500]
+# Usage: benchmarks/active/ni/carve.sh OUTDIR TEST_XYZ [cells=30] [steps=3000] [NAME VALUE ...]
+# (NAME VALUE pairs: more index variables of in.ni_carve, e.g. thot 3000 budget 150 carve 4)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../../tools/env.sh" > /dev/null
 out=$(nep_outdir "${1:?usage: carve.sh OUTDIR TEST_XYZ [cells] [steps]}")
 test_xyz=$(cd "$(dirname "${2:?test.xyz of run.sh}")" && pwd)/$(basename "$2")
-cells=${3:-30} steps=${4:-1500}
+cells=${3:-30} steps=${4:-3000}
+extra=()
+if [ $# -gt 4 ]; then shift 4; while [ $# -ge 2 ]; do extra+=(-var "$1" "$2"); shift 2; done; fi
 snap=$("$here/../snap_plugin.sh")
 coeff=$(nep_lammps_potential Ni_Zuo_JPCA2020.quadratic.snapcoeff)
 cp "$here/nep.in" "$out/"
@@ -17,7 +20,7 @@ cd "$out"
 rm -f ni.h5 history.jsonl
 t0=$(date +%s%N)
 OMP_NUM_THREADS=1 /usr/bin/time -f "%M" -o rss "$LMP" -in "$here/in.ni_carve" -var snap_plugin "$snap" \
-  -var potdir "$(dirname "$coeff")" -var out . -var cells "$cells" -var steps "$steps" -log log.lammps -screen none
+  -var potdir "$(dirname "$coeff")" -var out . -var cells "$cells" -var steps "$steps" "${extra[@]}" -log log.lammps -screen none
 wall=$(( ($(date +%s%N) - t0) / 1000000 ))
 nep-predict ni.nep.txt "$test_xyz" pred.xyz --threads 2 > /dev/null
 nep-frames ni.h5 buffer.xyz > /dev/null
