@@ -8,7 +8,9 @@ committee 3), checked from the history and the thermo output:
 - teacher evaluations = the steps the teacher drove (the setup step included) + the calls made while
   the student drove, as the fix counts them (thermo), with and without probes;
 - without probes every hand-back is on a check step and a take-over costs at least a check
-  interval of teacher steps; with probe 1 some take-overs cost fewer."""
+  interval of teacher steps; with probe 1 some take-overs cost fewer;
+- with --mpi, on 2 ranks the probes (every rank evaluates the committee and reduces) finish and give
+  1 rank's steps and deviations to 1e-6 up to step 100."""
 import json, os, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -16,7 +18,9 @@ import harness  # noqa: E402
 from harness import check  # noqa: E402
 from otf_common import arg_parser, box_data, launch_lmp, nep_in, prepare, thermo_rows  # noqa: E402
 
-args = arg_parser().parse_args()
+ap = arg_parser()
+ap.add_argument("--mpi", action="store_true")
+args = ap.parse_args()
 LO, HI, EVERY, STEPS = 0.5, 1.5, 10, 400
 
 DECK = lambda probe: f"""units metal
@@ -37,11 +41,11 @@ run {STEPS}
 """
 
 
-def run(probe):
-    d = prepare(harness.folder(f"probe{probe}"), args.lmp, nep_in(epochs=10))
+def run(probe, np=1):
+    d = prepare(harness.folder(f"probe{probe}_np{np}"), args.lmp, nep_in(epochs=10))
     launch_lmp(args.lmp, d, box_data(3), name="in.box").finish()
-    proc, log = launch_lmp(args.lmp, d, DECK(probe)).finish()
-    if not check(proc.returncode == 0, f"active run with probe {probe} finishes"):
+    proc, log = launch_lmp(args.lmp, d, DECK(probe), np=np).finish()
+    if not check(proc.returncode == 0, f"active run with probe {probe} on {np} rank(s) finishes"):
         return [], None
     rows = thermo_rows(log)
     return [json.loads(l) for l in open(os.path.join(d, "si.nep.txt.history.jsonl"))], rows[-1]["f_learn[8]"]
@@ -102,6 +106,13 @@ if events1:
     short = [h - t for t, h in spans1[1:] if h is not None and h - t < EVERY]
     check(len(short) >= 1, f"probe 1: {len(short)} take-overs handed back within a check interval "
           f"(teacher steps {sorted(short)[:8]})")
+if events1 and args.mpi:
+    events2, _ = run(1, np=2)
+    early = lambda ev: [(e["step"], e["max_dev_eV_per_A"]) for e in ev if e["event"] == "probe" and e["step"] <= 100]
+    a, b = early(events1), early(events2)
+    worst = max([abs(x[1] - y[1]) / x[1] for x, y in zip(a, b)], default=0.0)
+    check(events2 and len(a) >= 3 and [x[0] for x in a] == [y[0] for y in b] and worst < 1e-6,
+          f"2 ranks: {len(b)} probes to step 100 at 1 rank's steps, deviations to {worst:.1e}")
 events0, evals0 = run(0)
 if events0:
     spans0 = driving_spans(events0)

@@ -33,7 +33,7 @@ if "${mode} == test" then "velocity all create 300 771 loop geom" else "velocity
 if "${mode} == passive" then &
   "fix learn all nep/train every ${every} buffer ${out}/ni.h5 model ${out}/ni.nep.txt input nep.in seed 7 train_every 20 epochs 20 heldout 0.05 capacity 2000 threads 2"
 if "${mode} == active" then &
-  "fix learn all nep/train every 10 buffer ${out}/ni.h5 model ${out}/ni.nep.txt input nep.in seed 7 train_every 10 epochs 5 min_updates 300 heldout 0.05 capacity 2000 threads 2 mode active teacher snap committee 4 threshold 0.8 3.0 adopt_after 20 500 gap 50 first_round 2 audit 0.02 history ${out}/history.jsonl"
+  "fix learn all nep/train every 10 buffer ${out}/ni.h5 model ${out}/ni.nep.txt input nep.in seed 7 train_every 10 epochs 5 min_updates 300 heldout 0.05 capacity 2000 threads 2 mode active teacher snap committee 4 threshold 0.8 3.0 handback 1.5 probe 1 adopt_after 20 500 gap 50 first_round 2 audit 0.02 history ${out}/history.jsonl"
 if "${mode} == test" then &
   "fix learn all nep/train every 100 buffer ${out}/test.h5 model ${out}/unused.nep.txt input nep.in seed 11 train_every 1000000000 heldout 0"
 thermo          1000
