@@ -214,6 +214,8 @@ TEST(FixNEPTrainKeywords, Defaults) {
   EXPECT_EQ(c.carve_regions, 4);
   EXPECT_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " carve 2.6 4 carve none"), 1).carve_regions, 0);
   EXPECT_LT(a.act.handback, 0.0);    // LO
+  EXPECT_EQ(a.act.probe, 0);          // hand-backs on check steps only
+  EXPECT_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw probe 3"), 1).act.probe, 3);
   EXPECT_DOUBLE_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " mode active teacher sw threshold 0.1 0.5 handback 0.5"), 1)
                        .act.handback, 0.5);
   EXPECT_DOUBLE_EQ(nep_lmp::parse_fix_nep_train(words(kBase + " select error 0.2"), 1).select_threshold, 0.2);
@@ -253,6 +255,8 @@ TEST(FixNEPTrainKeywords, ErrorsNameTheProblem) {
       {act + "handback 0", "handback H needs H > 0", 1},
       {act + "threshold 0.1 0.5 handback 0.6", "handback H needs H <= HI of threshold: above HI the teacher would take over again at once", 1},
       {kBase + " handback 0.2", "keyword 'handback' needs 'mode active'", 1},
+      {act + "probe -1", "probe must be >= 0", 1},
+      {kBase + " probe 1", "keyword 'probe' needs 'mode active'", 1},
       {act + "gap -1", "gap must be >= 0", 1},
       {act + "budget -2", "budget must be >= 0 or none", 1},
       {act + "audit 2", "audit P needs 0 <= P <= 1", 1},
