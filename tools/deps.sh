@@ -54,7 +54,7 @@ PKGS=(g++ cmake ninja-build make dpkg-dev libopenmpi-dev openmpi-bin libgtest-de
       quantum-espresso quantum-espresso-data python3-ase   # pair_style ipi's clients: pw.x, ASE's SocketClient
       libopenblas0-serial)   # BLAS for pw.x: Si64 SCF 15 s instead of 85 s with the reference BLAS (no threads)
 missing=()
-for p in "${PKGS[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+for p in "${PKGS[@]}"; do grep -q 'ok installed' <<< "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing: ${missing[*]} (apt-get; a few minutes on a fresh machine)"
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -13,7 +13,7 @@ expect() {  # NAME MESSAGE CMAKE_ARGS...: configuring must fail with MESSAGE
   shift 2
   out=$(cmake -S "$repo" -B "$work/$name" -G Ninja -DKokkos_DIR="$kokkos" -DNEP_BUILD_TRAINER=OFF -DNEP_BUILD_DATA=OFF \
         -DNEP_BUILD_TESTS=OFF -DNEP_BUILD_BENCHMARKS=OFF "$@" 2>&1)
-  if [ $? -ne 0 ] && echo "$out" | tr -s ' \n' ' ' | grep -qF "$want"; then
+  if [ $? -ne 0 ] && grep -qF "$want" <<< "$(tr -s ' \n' ' ' <<< "$out")"; then
     echo "ok   $name: $want"
   else
     echo "FAIL $name: no '$want' in:"; echo "$out" | tail -n 15; failed=$((failed + 1))

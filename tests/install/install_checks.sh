@@ -44,7 +44,7 @@ for f in "${want[@]}"; do
   # its own (NEEDED) libraries; those of liblammps are LAMMPS's to find, and loaded before the plugin
   needed=$(readelf -d "$prefix/$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
   for lib in $needed; do
-    ! env -u LD_LIBRARY_PATH ldd "$prefix/$f" | grep -q "^[[:space:]]*$lib => not found" ||
+    ! grep -q "^[[:space:]]*$lib => not found" <<< "$(env -u LD_LIBRARY_PATH ldd "$prefix/$f")" ||
       fail "installed $f does not find $lib without LD_LIBRARY_PATH"
   done
 done
@@ -95,7 +95,8 @@ if [ -n "$lmp" ]; then
     echo "fix t all nep/train bogus 1" >> "$work/in.si"
     out=$(cd "$work" && env -u LAMMPS_PLUGIN_PATH OMP_NUM_THREADS=1 "${env_path[@]}" "$lmp" -in in.si -log none 2>&1) &&
       fail "lmp accepted 'fix nep/train bogus 1'"
-    echo "$out" | grep -q "unknown keyword 'bogus'" || fail "fix nep/train from the install: $(echo "$out" | grep -m1 ERROR || echo "$out" | tail -n 5)"
+    # (a here-string, not echo | grep -q: under pipefail grep's early exit can kill echo with SIGPIPE)
+    grep -q "unknown keyword 'bogus'" <<< "$out" || fail "fix nep/train from the install: $(echo "$out" | grep -m1 ERROR || echo "$out" | tail -n 5)"
     echo "ok   fix nep/train loads the installed nepplugin_train.so ($how)"
   fi
 fi
