@@ -70,17 +70,17 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
     for (int k = 0; k < 9; ++k) cell.h[k] = f.cell[k];
     for (int k = 0; k < 3; ++k) cell.pbc[k] = f.pbc[k];
     g->nl = build_neighbor_list(f.pos, data_.types[frame], cell, cutoff_);
-    g->sites = force_sites(f, g->nl);
   }
   // without room the frame will not be kept: skip the basis nobody asked for
   const bool partial = with_basis_ && !need_basis && !room;
   if (with_basis_ && !partial) {
     ScopedStage stage("train:basis");
-    g->basis = build_pair_basis(model_, g->nl, g->sites.empty() ? nullptr : &g->sites);
+    const std::vector<char> sites = force_sites(data_.frames[frame], g->nl);
+    g->basis = build_pair_basis(model_, g->nl, sites.empty() ? nullptr : &sites);
   }
   const NeighborList& nl = g->nl;
   const size_t b = nl.x.size() * 8 + (nl.type.size() + nl.owner.size() + nl.num_neighbors.size() + nl.neighbors.size()) * 4 +
-                   g->sites.size() + g->basis.bytes();
+                   g->basis.bytes();
   std::lock_guard<std::mutex> lock(mutex_);
   ++builds_;
   if (!partial && !slots_[frame] && bytes_ + b <= budget_) {

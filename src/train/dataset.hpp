@@ -30,8 +30,7 @@ Dataset make_dataset(std::vector<TrainingFrame> frames, const std::string& name,
 
 struct FrameGeometry {
   NeighborList nl;
-  PairBasis basis;          // empty unless the cache was made with_basis
-  std::vector<char> sites;  // force_sites of the frame (empty: every atom is a site)
+  PairBasis basis;  // empty unless the cache was made with_basis; its sites: force_sites
 };
 
 // The sites a frame's loss depends on. A frame with an energy or a virial label needs every site.

@@ -51,6 +51,28 @@ def box_data(cells):
             "displace_atoms all random 0.05 0.05 0.05 4242 units box\nwrite_data box.data\n")
 
 
+def active_box_deck(plugin, t_start, t_nvt, active, steps, thermo):
+    """An active run on box.data (box_data): velocities at t_start K, NVT at t_nvt K, the nep/gpu
+    student and the sw teacher under hybrid/overlay, fix nep/train sampling every 10 steps (train_every
+    4, no held-out frames) in mode active with a committee of 3 and the further keywords `active`,
+    the `thermo` lines, `steps` steps."""
+    return f"""units metal
+boundary p p p
+read_data box.data
+velocity all create {t_start} 7 loop geom
+timestep 0.001
+plugin load {plugin}
+pair_style hybrid/overlay nep/gpu cutoff 4.2 sw
+pair_coeff * * nep/gpu none Si
+pair_coeff * * sw Si.sw Si
+fix nvt all nvt temp {t_nvt} {t_nvt} 0.1
+fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 4 heldout 0 &
+    mode active teacher sw committee 3 {active}
+{thermo}
+run {steps}
+"""
+
+
 def numbers(text):
     """Every token of `text` that parses as a number (quotes and '=' split tokens), in order."""
     out = []

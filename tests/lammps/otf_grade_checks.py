@@ -14,27 +14,15 @@ import json, math, os, subprocess, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
-from otf_common import arg_parser, box_data, launch_lmp, nep_in, prepare  # noqa: E402
+from otf_common import active_box_deck, arg_parser, box_data, launch_lmp, nep_in, prepare  # noqa: E402
 
 args = arg_parser().parse_args()
 PREDICT = os.path.join(os.path.dirname(os.path.abspath(args.frames)), "nep-predict")
 LO, HI = 1.2, 4.0
 
-DECK = lambda deviation, steps: f"""units metal
-boundary p p p
-read_data box.data
-velocity all create 1200 7 loop geom
-timestep 0.001
-plugin load {args.plugin}
-pair_style hybrid/overlay nep/gpu cutoff 4.2 sw
-pair_coeff * * nep/gpu none Si
-pair_coeff * * sw Si.sw Si
-fix nvt all nvt temp 1000 1000 0.1
-fix learn all nep/train every 10 buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 4 heldout 0 &
-    mode active teacher sw committee 3 threshold {LO} {HI} grade deviation {deviation} adopt_after 20 20 first_round 5 keep_rounds yes
-thermo 50
-run {steps}
-"""
+DECK = lambda deviation, steps: active_box_deck(
+    args.plugin, 1200, 1000, f"threshold {LO} {HI} grade deviation {deviation} adopt_after 20 20 first_round 5 keep_rounds yes",
+    steps, "thermo 50")
 
 
 def run(deviation, steps):

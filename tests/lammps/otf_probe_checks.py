@@ -16,29 +16,16 @@ import json, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
-from otf_common import arg_parser, box_data, launch_lmp, nep_in, prepare, thermo_rows  # noqa: E402
+from otf_common import active_box_deck, arg_parser, box_data, launch_lmp, nep_in, prepare, thermo_rows  # noqa: E402
 
 ap = arg_parser()
 ap.add_argument("--mpi", action="store_true")
 args = ap.parse_args()
-LO, HI, EVERY, STEPS = 0.5, 1.5, 10, 400
+LO, HI, STEPS = 0.5, 1.5, 400
+EVERY = 10  # active_box_deck samples (checks) every 10 steps
 
-DECK = lambda probe: f"""units metal
-boundary p p p
-read_data box.data
-velocity all create 1500 7 loop geom
-timestep 0.001
-plugin load {args.plugin}
-pair_style hybrid/overlay nep/gpu cutoff 4.2 sw
-pair_coeff * * nep/gpu none Si
-pair_coeff * * sw Si.sw Si
-fix nvt all nvt temp 1500 1500 0.1
-fix learn all nep/train every {EVERY} buffer si.h5 model si.nep.txt input nep.in seed 7 train_every 4 heldout 0 &
-    mode active teacher sw committee 3 threshold {LO} {HI} probe {probe}
-thermo_style custom step temp f_learn[8]
-thermo {STEPS}
-run {STEPS}
-"""
+DECK = lambda probe: active_box_deck(args.plugin, 1500, 1500, f"threshold {LO} {HI} probe {probe}", STEPS,
+                                     f"thermo_style custom step temp f_learn[8]\nthermo {STEPS}")
 
 
 def run(probe, np=1):
