@@ -13,7 +13,9 @@
 // --final E: then the run's final round (fix nep/train final_round E), warm-started from the last
 // replayed round, or with --stages S retrained in arrival order (final_stages S); --round R: its
 // round number as in the run's history (seeds the batch order); HISTORY "-": no rounds before it.
-// --out MODEL: write the last model.
+// --out MODEL: write the last model. --store 0: every round builds its frames' neighbour lists and
+// pair bases again (as before the fix's rounds kept them: OtfWorker's geometry store); default 1,
+// the rounds run on an OtfWorker as in the fix. Prints the total seconds at the end.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,12 +43,14 @@ int main(int argc, char** argv) {
   int final_epochs = 0, final_stages = 0;
   uint64_t final_round = 0;  // the final round's number (seeds its batch order); 0: replayed rounds + 1
   std::string out_path;
+  bool store = true;
   while (argc > 2 && std::string(argv[1]).rfind("--", 0) == 0) {
     const std::string opt = argv[1];
     if (opt == "--final") final_epochs = std::atoi(argv[2]);
     else if (opt == "--stages") final_stages = std::atoi(argv[2]);
     else if (opt == "--out") out_path = argv[2];
     else if (opt == "--round") final_round = std::strtoull(argv[2], nullptr, 10);
+    else if (opt == "--store") store = std::atoi(argv[2]) != 0;
     else break;
     argv[2] = argv[0];
     argv += 2;
@@ -83,6 +87,8 @@ int main(int argc, char** argv) {
     }
     std::printf("%5s %7s %6s %12s %12s %8s\n", "round", "n_train", "epochs", "train_F", "heldout_F", "seconds");
     nep::Model model;
+    nep::OtfWorker worker;  // with --store 1 (the default) the rounds run on it, with its geometry store
+    double total_seconds = 0.0;
     bool has_model = false;
     uint64_t round = 0;
     // one round as the fix trains it: the first n training frames and the first n_held held-out
@@ -99,7 +105,14 @@ int main(int argc, char** argv) {
       in.min_updates = min_updates;
       in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
       in.arrival_stages = stages;
-      nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+      nep::OtfRoundResult r;
+      if (store) {
+        worker.start(std::move(in));
+        r = worker.join();
+      } else {
+        r = nep::train_otf_round(in, nullptr);
+      }
+      total_seconds += r.seconds;
       model = std::move(r.model);
       has_model = true;
       std::printf("%5s %7d %6d %12.1f %12.1f %8.1f\n", label.c_str(), r.n_train, r.epochs, 1e3 * r.train_rmse_f,
@@ -118,6 +131,7 @@ int main(int argc, char** argv) {
     if (final_epochs > 0)
       train_round(train.size(), held.size(), final_round > 0 ? final_round : round + 1, final_epochs, final_stages, "final");
     if (!out_path.empty() && has_model) nep::write_model(model, out_path);
+    std::printf("total %.1f s (store %d)\n", total_seconds, store ? 1 : 0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_round_replay: %s\n", e.what());
     return 1;

@@ -18,6 +18,7 @@
 #include "nep/train/otf_round.hpp"
 #include "nep/train/config.hpp"
 #include "nep/xyz.hpp"
+#include "otf_round_fixtures.hpp"
 #include "test_support.hpp"
 #include "train/batch_loss.hpp"
 #include "train/dataset.hpp"
@@ -25,17 +26,8 @@
 
 namespace {
 
-const char* kData = "train/PbTe_gpumd-example_25frames_PbTe_NEP4-NEP_CPU-double-labels_EFV_train.xyz";
-
-std::vector<nep::TrainingFrame> frames(int a, int b) {
-  auto all = nep::read_training_xyz(nep_test::data_path(kData));
-  return std::vector<nep::TrainingFrame>(all.begin() + a, all.begin() + b);
-}
-
-nep::TrainConfig config(const std::string& extra = "") {
-  return nep::parse_train_config("type 2 Te Pb\ncutoff 5 4\nn_max 4 4\nbasis_size 4 4\nl_max 4 2 0\nneuron 8\n"
-                                 "batch 2\nepoch 6\n" + extra, "nep.in");
-}
+std::vector<nep::TrainingFrame> frames(int a, int b) { return nep_test::pbte_frames(a, b); }
+nep::TrainConfig config(const std::string& extra = "") { return nep_test::small_round_config(extra); }
 
 TEST(OtfRound, ExpandingTheScalerKeepsTheModelTheSameFunction) {
   nep::KokkosSession kokkos;

@@ -3,6 +3,10 @@
 
 #include "nep/error.hpp"
 #include "nep/train/config.hpp"
+#include "train/dataset.hpp"
+
+#include <fstream>
+#include <sstream>
 
 namespace {
 
@@ -62,6 +66,35 @@ TEST(TrainConfig, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of("neuron 30\n"), "nep.in: missing the required 'type' keyword");
   EXPECT_EQ(error_of("type 1 Si\nmodel_type 1\n"), "nep.in:2: only potential models (model_type 0) can be trained");
   EXPECT_EQ(error_of("type 1 Si\nzbl 5\n"), "nep.in:2: 'zbl': 5 is out of range [1, 3]");
+}
+
+// cache_mb: a number, or auto (the default): a quarter of the memory the process may use, at least
+// 1024 MiB. Checked against /proc/meminfo's MemTotal and the cgroup v2 limit, read here.
+TEST(TrainConfig, CacheBudgetDefaultsToAQuarterOfMemory) {
+  EXPECT_LT(nep::parse_train_config("type 1 Si\n", "nep.in").cache_mb, 0.0);
+  EXPECT_LT(nep::parse_train_config("type 1 Si\ncache_mb auto\n", "nep.in").cache_mb, 0.0);
+  EXPECT_DOUBLE_EQ(nep::parse_train_config("type 1 Si\ncache_mb 100\n", "nep.in").cache_mb, 100.0);
+  EXPECT_NE(error_of("type 1 Si\ncache_mb -1\n").find("nep.in"), std::string::npos);
+  EXPECT_NE(error_of("type 1 Si\ncache_mb lots\n").find("cache_mb"), std::string::npos);
+  double mem_mb = 0.0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;)
+    if (key == "MemTotal:") {
+      meminfo >> mem_mb;
+      mem_mb /= 1024.0;  // kB
+      break;
+    }
+  std::ifstream cg("/sys/fs/cgroup/memory.max");
+  double limit = 0.0;
+  if (cg >> limit && limit > 0.0) mem_mb = std::min(mem_mb, limit / 1048576.0);
+  ASSERT_GT(mem_mb, 0.0);
+  const nep::TrainConfig c = nep::parse_train_config("type 1 Si\n", "nep.in");
+  const nep::Model m = nep::make_model_skeleton(c);
+  const nep::train::Dataset empty = nep::train::make_dataset({}, "none", m);
+  const double expected = std::max(1024.0, mem_mb / 4.0);
+  EXPECT_NEAR(nep::train::NeighborCache(empty, m, c.cache_mb, true).budget_mb(), expected, 1e-3 * expected);
+  EXPECT_NEAR(nep::train::NeighborCache(empty, m, 100.0, true).budget_mb(), 100.0, 1e-6);
+  EXPECT_NEAR(nep::train::NeighborCache(empty, m, 0.0, true).budget_mb(), 0.0, 1e-12);
 }
 
 }  // namespace

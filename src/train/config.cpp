@@ -173,10 +173,10 @@ KeywordTable train_config_keywords(TrainConfig& c, std::vector<double>& cutoff_v
        [&c](const KeywordValues& v) { c.seed = static_cast<uint64_t>(v.integer(0, 0, (1LL << 62))); }},
       whole("print_interval", &TrainConfig::print_interval,
             "epochs between loss.out lines, nep.txt/checkpoint writes (default 10)", 1, c),
-      real("cache_mb", &TrainConfig::cache_mb,
-           "budget (MiB) of the per-frame cache (neighbour list + pair basis); frames beyond it are rebuilt when used "
-           "(default 1024)",
-           0.0, 1e9, c),
+      {"cache_mb", "X|auto", 1, 1,
+       "budget (MiB) of the per-frame cache (neighbour list + pair basis); frames beyond it are rebuilt when used "
+       "(default auto: a quarter of the memory the process may use, at least 1024)",
+       [&c](const KeywordValues& v) { c.cache_mb = v.word(0) == "auto" ? -1.0 : v.real(0, 0.0, 1e9); }},
   };
   return KeywordTable("nep.in", std::move(k));
 }

@@ -1,5 +1,13 @@
 #include "dataset.hpp"
 
+#include "geometry_store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
 #include "nep/error.hpp"
 #include "nep/timing.hpp"
 
@@ -47,13 +55,40 @@ std::vector<char> force_sites(const TrainingFrame& frame, const NeighborList& nl
   return site;
 }
 
-NeighborCache::NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis)
+namespace {
+// the first number in a cgroup limit file ("max" or no file: no limit)
+double cgroup_limit_bytes(const char* path) {
+  std::ifstream in(path);
+  double v = 0.0;
+  if (in >> v && v > 0.0) return v;
+  return INFINITY;
+}
+}  // namespace
+
+double default_cache_budget_mb() {
+  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES)), page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  double bytes = pages > 0 && page > 0 ? pages * page : 0.0;
+  const double limit = std::min(cgroup_limit_bytes("/sys/fs/cgroup/memory.max"),               // cgroup v2
+                                cgroup_limit_bytes("/sys/fs/cgroup/memory/memory.limit_in_bytes"));  // v1
+  if (limit < bytes) bytes = limit;
+  return std::max(1024.0, bytes / 4.0 / 1048576.0);
+}
+
+NeighborCache::NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis,
+                             GeometryStore* store)
     : data_(data),
       model_(model),
       cutoff_(model.cutoff_max()),
       with_basis_(with_basis),
-      budget_(static_cast<size_t>(budget_mb * 1048576.0)),
+      budget_(static_cast<size_t>((budget_mb < 0.0 ? default_cache_budget_mb() : budget_mb) * 1048576.0)),
+      store_(store),
       slots_(data.size()) {}
+
+size_t NeighborCache::geometry_bytes(const FrameGeometry& g) {
+  const NeighborList& nl = g.nl;
+  return nl.x.size() * 8 + (nl.type.size() + nl.owner.size() + nl.num_neighbors.size() + nl.neighbors.size()) * 4 +
+         g.basis.bytes();
+}
 
 std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_basis) {
   bool room;
@@ -62,10 +97,24 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
     if (slots_[frame]) return slots_[frame];
     room = bytes_ < budget_;
   }
+  const TrainingFrame& f = data_.frames[frame];
+  if (store_) {  // kept from an earlier round: the same bytes a build gives
+    if (auto g = store_->find(model_, f, data_.types[frame], with_basis_)) {
+      const size_t b = geometry_bytes(*g);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++reused_;
+      if (!slots_[frame] && bytes_ + b <= budget_) {
+        slots_[frame] = g;
+        bytes_ += b;
+      } else if (!slots_[frame]) {
+        store_->erase(f, data_.types[frame]);  // the store holds only what a cache keeps
+      }
+      return slots_[frame] ? slots_[frame] : g;
+    }
+  }
   auto g = std::make_shared<FrameGeometry>();
   {
     ScopedStage stage("train:neighbor");
-    const TrainingFrame& f = data_.frames[frame];
     Cell cell;
     for (int k = 0; k < 9; ++k) cell.h[k] = f.cell[k];
     for (int k = 0; k < 3; ++k) cell.pbc[k] = f.pbc[k];
@@ -75,18 +124,21 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
   const bool partial = with_basis_ && !need_basis && !room;
   if (with_basis_ && !partial) {
     ScopedStage stage("train:basis");
-    const std::vector<char> sites = force_sites(data_.frames[frame], g->nl);
+    const std::vector<char> sites = force_sites(f, g->nl);
     g->basis = build_pair_basis(model_, g->nl, sites.empty() ? nullptr : &sites);
   }
-  const NeighborList& nl = g->nl;
-  const size_t b = nl.x.size() * 8 + (nl.type.size() + nl.owner.size() + nl.num_neighbors.size() + nl.neighbors.size()) * 4 +
-                   g->basis.bytes();
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++builds_;
-  if (!partial && !slots_[frame] && bytes_ + b <= budget_) {
-    slots_[frame] = g;
-    bytes_ += b;
+  const size_t b = geometry_bytes(*g);
+  bool kept = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++builds_;
+    if (!partial && !slots_[frame] && bytes_ + b <= budget_) {
+      slots_[frame] = g;
+      bytes_ += b;
+      kept = true;
+    }
   }
+  if (kept && store_) store_->put(model_, f, data_.types[frame], with_basis_, g);
   return g;
 }
 

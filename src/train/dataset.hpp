@@ -41,22 +41,36 @@ struct FrameGeometry {
 // else nlocal 0/1 entries.
 std::vector<char> force_sites(const TrainingFrame& frame, const NeighborList& nl);
 
+// The cache budget when nep.in names none (cache_mb auto): a quarter of the memory this process may
+// use (the machine's physical memory, or its cgroup's limit when that is lower), at least 1024 MiB.
+// A budget changes only how often frames are rebuilt, never a result.
+double default_cache_budget_mb();
+
+class GeometryStore;
+
 class NeighborCache {
  public:
-  // with_basis: also build each frame's pair basis for `model`'s cutoffs and basis sizes
-  NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis);
+  // with_basis: also build each frame's pair basis for `model`'s cutoffs and basis sizes;
+  // budget_mb < 0: default_cache_budget_mb(). store (may be null): geometries kept from earlier
+  // rounds are taken from it, and the ones this cache keeps are put in it (geometry_store.hpp)
+  NeighborCache(const Dataset& data, const Model& model, double budget_mb, bool with_basis,
+                GeometryStore* store = nullptr);
   // need_basis = false: when the cache is full, a frame not in it is returned without its basis
   std::shared_ptr<const FrameGeometry> get(int frame, bool need_basis = true);
   size_t bytes() const { return bytes_; }
+  double budget_mb() const { return budget_ / 1048576.0; }
   long builds() const { return builds_; }
+  long reused() const { return reused_; }  // geometries taken from the store
 
  private:
+  static size_t geometry_bytes(const FrameGeometry& g);
   const Dataset& data_;
   const Model model_;  // a copy; only its cutoffs, basis sizes, l_max and ZBL are used
   double cutoff_;
   bool with_basis_;
   size_t budget_, bytes_ = 0;
-  long builds_ = 0;
+  long builds_ = 0, reused_ = 0;
+  GeometryStore* store_;
   std::mutex mutex_;
   std::vector<std::shared_ptr<const FrameGeometry>> slots_;
 };

@@ -42,6 +42,7 @@ OtfRoundResult train_arrival_order(const OtfRoundInput& in, const std::atomic<bo
     st.epochs = last ? in.epochs : in.cfg.epoch;
     st.min_updates = in.min_updates;
     st.threads = in.threads;
+    st.geometry = in.geometry;  // the stages share the round's frame geometries
     res = train_otf_round(st, stop);
     epochs += res.epochs;
     model = res.model;

@@ -22,8 +22,8 @@ struct RoundData {
   RoundData(const OtfRoundInput& in, const Model& skeleton)
       : train(train::make_dataset(in.train, "on-the-fly buffer (training frames)", skeleton)),
         held(train::make_dataset(in.heldout, "on-the-fly buffer (held-out frames)", skeleton)),
-        train_cache(train, skeleton, in.cfg.cache_mb, true),
-        held_cache(held, skeleton, in.cfg.cache_mb, false) {}
+        train_cache(train, skeleton, in.cfg.cache_mb, true, in.geometry.get()),
+        held_cache(held, skeleton, in.cfg.cache_mb, false, in.geometry.get()) {}
 };
 
 struct ModelInput {  // what differs between the driving model and a member

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 
+#include "geometry_store.hpp"
 #include "nep/error.hpp"
 
 namespace nep {
@@ -55,6 +56,8 @@ void OtfWorker::stop_and_wait() {
   }
 }
 
+OtfWorker::OtfWorker() : geometry_(std::make_shared<train::GeometryStore>()) {}
+
 OtfWorker::~OtfWorker() {
   unregister_worker(this);
   stop_and_wait();
@@ -67,9 +70,16 @@ void OtfWorker::start(OtfRoundInput in, int nice) {
   error_.clear();
   running_ = true;
   register_worker(this);
+  if (!in.geometry) in.geometry = geometry_;
   thread_ = std::thread([this, nice](OtfRoundInput input) {
     if (nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
     try {
+      if (input.geometry) {  // keep only the geometries of this round's frames
+        std::vector<const TrainingFrame*> frames;
+        for (const auto* set : {&input.train, &input.heldout})
+          for (const TrainingFrame& f : *set) frames.push_back(&f);
+        input.geometry->retain(frames);
+      }
       result_ = train_otf_round(input, &stop_);
     } catch (const std::exception& e) {
       error_ = e.what();

@@ -221,7 +221,7 @@ void run_training(const TrainOptions& o, std::ostream& log) {
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   out << "nep-train: wrote " << o.dir << "/nep.txt; " << total << " s in total; frame cache "
-      << (train_cache.bytes() + test_cache.bytes()) / 1048576.0 << " MB of " << cfg.cache_mb << " MB ("
+      << (train_cache.bytes() + test_cache.bytes()) / 1048576.0 << " MB of " << train_cache.budget_mb() << " MB ("
       << train_cache.builds() + test_cache.builds() << " builds)";
   if (on_device) out << "; device " << batch_loss.device_bytes() / 1048576.0 << " MB";
   out << "\n";

@@ -48,7 +48,7 @@ struct TrainConfig {
   // ---- run control (lammps-nep) ----
   uint64_t seed = 1;                                 // `seed S`, overridden by --seed
   int print_interval = 10;                           // epochs between loss.out lines / checkpoints
-  double cache_mb = 1024.0;                          // per-frame cache budget: lists + pair basis (MiB)
+  double cache_mb = -1.0;                            // per-frame cache budget (MiB): lists + pair basis; < 0: auto
 
   std::vector<std::string> warnings;                 // "nep.in:LINE: ..." for ignored keywords
 };

@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +14,10 @@
 #include "nep/training_frame.hpp"
 
 namespace nep {
+
+namespace train {
+class GeometryStore;  // src/train/geometry_store.hpp
+}
 
 // A round: the stage-1 loss weights of nep.in; the learning rate decays geometrically from `lr`
 // to lr/10 over the round's epochs (fresh Adam moments each round). Warm-started rounds widen
@@ -55,6 +60,9 @@ struct OtfRoundInput {
   // first ceil(k N / S) frames, k = 1..S, each warm-started from the one before, then `epochs` on
   // all N; has_start and the committee are ignored. 0: an ordinary round.
   int arrival_stages = 0;
+  // Frame geometries kept from earlier rounds (src/train/geometry_store.hpp): a frame found there
+  // is not built again. OtfWorker passes its own store to every round; null: none.
+  std::shared_ptr<train::GeometryStore> geometry;
 };
 
 struct OtfRoundResult {
@@ -94,7 +102,7 @@ std::vector<int> arrival_stage_frames(int n_train, int stages);
 // on its own (main) thread; the worker never touches MPI or the caller's data.
 class OtfWorker {
  public:
-  OtfWorker() = default;
+  OtfWorker();
   ~OtfWorker();  // asks a running round to stop and joins it
   OtfWorker(const OtfWorker&) = delete;
   OtfWorker& operator=(const OtfWorker&) = delete;
@@ -115,6 +123,7 @@ class OtfWorker {
   bool running_ = false;
   OtfRoundResult result_;
   std::string error_;
+  std::shared_ptr<train::GeometryStore> geometry_;  // from round to round: only the current frames'
 };
 
 }  // namespace nep
