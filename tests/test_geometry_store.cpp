@@ -28,33 +28,35 @@ TEST(GeometryStore, FindsOnlyTheExactFrameUnderTheSameArchitecture) {
   nep::train::NeighborCache cache(data, m, 100, true);
   const auto g = cache.get(0);
   nep::train::GeometryStore store;
-  store.put(m, data.frames[0], data.types[0], false, g);
-  EXPECT_EQ(store.find(m, data.frames[0], data.types[0], false), g);
-  EXPECT_EQ(store.find(m, data.frames[0], data.types[0], true), nullptr);  // stored without its basis
-  store.put(m, data.frames[0], data.types[0], true, g);
-  EXPECT_EQ(store.find(m, data.frames[0], data.types[0], true), g);
+  const std::vector<double> sig = nep::train::GeometryStore::signature(m);
+  store.put(sig, data.frames[0], data.types[0], false, g);
+  EXPECT_EQ(store.find(sig, data.frames[0], data.types[0], false), g);
+  EXPECT_EQ(store.find(sig, data.frames[0], data.types[0], true), nullptr);  // stored without its basis
+  store.put(sig, data.frames[0], data.types[0], true, g);
+  EXPECT_EQ(store.find(sig, data.frames[0], data.types[0], true), g);
   EXPECT_EQ(store.entries(), 1u);
-  EXPECT_EQ(store.find(m, data.frames[1], data.types[1], false), nullptr);
+  EXPECT_EQ(store.find(sig, data.frames[1], data.types[1], false), nullptr);
   nep::TrainingFrame moved = data.frames[0];
   moved.pos[4] = std::nextafter(moved.pos[4], 1e9);  // one ulp
-  EXPECT_EQ(store.find(m, moved, data.types[0], false), nullptr);
+  EXPECT_EQ(store.find(sig, moved, data.types[0], false), nullptr);
   nep::TrainingFrame masked = data.frames[0];
   masked.force_weight.assign(masked.natoms(), 1.0);
   masked.force_weight[3] = 0.0;
-  EXPECT_EQ(store.find(m, masked, data.types[0], false), nullptr);
+  EXPECT_EQ(store.find(sig, masked, data.types[0], false), nullptr);
   std::vector<int> swapped = data.types[0];
   swapped[0] = 1 - swapped[0];
-  EXPECT_EQ(store.find(m, data.frames[0], swapped, false), nullptr);
+  EXPECT_EQ(store.find(sig, data.frames[0], swapped, false), nullptr);
   nep::TrainingFrame sheared = data.frames[0];
   sheared.cell[1] += 1e-12;
-  EXPECT_EQ(store.find(m, sheared, data.types[0], false), nullptr);
+  EXPECT_EQ(store.find(sig, sheared, data.types[0], false), nullptr);
   EXPECT_EQ(store.hits(), 2);
   store.retain({&data.frames[1]});  // frame 0 is no longer the round's
   EXPECT_EQ(store.entries(), 0u);
-  store.put(m, data.frames[0], data.types[0], true, g);
+  store.put(sig, data.frames[0], data.types[0], true, g);
   const nep::Model other = nep::make_model_skeleton(nep::parse_train_config(
       "type 2 Te Pb\ncutoff 5 3.5\nn_max 4 4\nbasis_size 4 4\nl_max 4 2 0\nneuron 8\n", "nep.in"));
-  EXPECT_EQ(store.find(other, data.frames[0], data.types[0], false), nullptr);  // another angular cutoff
+  const std::vector<double> other_sig = nep::train::GeometryStore::signature(other);  // another angular cutoff
+  EXPECT_EQ(store.find(other_sig, data.frames[0], data.types[0], false), nullptr);
   EXPECT_EQ(store.entries(), 0u);
 }
 

@@ -82,6 +82,7 @@ NeighborCache::NeighborCache(const Dataset& data, const Model& model, double bud
       with_basis_(with_basis),
       budget_(static_cast<size_t>((budget_mb < 0.0 ? default_cache_budget_mb() : budget_mb) * 1048576.0)),
       store_(store),
+      signature_(store ? GeometryStore::signature(model) : std::vector<double>()),
       slots_(data.size()) {}
 
 size_t NeighborCache::geometry_bytes(const FrameGeometry& g) {
@@ -99,7 +100,7 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
   }
   const TrainingFrame& f = data_.frames[frame];
   if (store_) {  // kept from an earlier round: the same bytes a build gives
-    if (auto g = store_->find(model_, f, data_.types[frame], with_basis_)) {
+    if (auto g = store_->find(signature_, f, data_.types[frame], with_basis_)) {
       const size_t b = geometry_bytes(*g);
       std::lock_guard<std::mutex> lock(mutex_);
       ++reused_;
@@ -138,7 +139,7 @@ std::shared_ptr<const FrameGeometry> NeighborCache::get(int frame, bool need_bas
       kept = true;
     }
   }
-  if (kept && store_) store_->put(model_, f, data_.types[frame], with_basis_, g);
+  if (kept && store_) store_->put(signature_, f, data_.types[frame], with_basis_, g);
   return g;
 }
 

@@ -71,6 +71,7 @@ class NeighborCache {
   size_t budget_, bytes_ = 0;
   long builds_ = 0, reused_ = 0;
   GeometryStore* store_;
+  std::vector<double> signature_;  // GeometryStore::signature(model_), with a store only
   std::mutex mutex_;
   std::vector<std::shared_ptr<const FrameGeometry>> slots_;
 };

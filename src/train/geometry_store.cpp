@@ -3,22 +3,28 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "rng.hpp"
+
 namespace nep {
 namespace train {
 
 namespace {
-uint64_t mix(uint64_t h, const void* data, size_t n) {  // FNV-1a over bytes
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  for (size_t k = 0; k < n; ++k) h = (h ^ p[k]) * 1099511628211ull;
-  return h;
-}
 template <class T>
 bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
-// what a frame's neighbour list and pair basis depend on besides the frame (NeighborCache uses
-// the model's cutoffs, basis sizes, l_max and ZBL)
-std::vector<double> model_signature(const Model& m) {
+// the doubles' bit patterns folded in with the SplitMix64 mixer (rng.hpp)
+uint64_t fold(uint64_t h, const double* x, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    uint64_t bits;
+    std::memcpy(&bits, x + k, sizeof bits);
+    h = mix64(h ^ bits);
+  }
+  return h;
+}
+}  // namespace
+
+std::vector<double> GeometryStore::signature(const Model& m) {
   const ModelSizes z = m.sizes();
   std::vector<double> s{double(m.version), double(z.T), double(z.NR), double(z.NA), double(z.KR), double(z.KA),
                         double(z.L3), double(z.S), double(z.q222), double(z.q1111), double(z.zbl), double(m.zbl),
@@ -31,12 +37,9 @@ std::vector<double> model_signature(const Model& m) {
   s.insert(s.end(), m.zbl_flexible.begin(), m.zbl_flexible.end());
   return s;
 }
-}  // namespace
 
 uint64_t GeometryStore::key(const TrainingFrame& f) {
-  uint64_t h = 1469598103934665603ull;
-  h = mix(h, f.pos.data(), f.pos.size() * sizeof(double));
-  return mix(h, f.cell, sizeof f.cell);  // the rest is compared in same()
+  return fold(fold(f.pos.size(), f.pos.data(), f.pos.size()), f.cell, 9);  // the rest is compared in same()
 }
 
 bool GeometryStore::same(const Entry& e, const TrainingFrame& f, const std::vector<int>& types) {
@@ -44,17 +47,16 @@ bool GeometryStore::same(const Entry& e, const TrainingFrame& f, const std::vect
          std::memcmp(e.cell, f.cell, sizeof f.cell) == 0 && std::memcmp(e.pbc, f.pbc, sizeof f.pbc) == 0;
 }
 
-void GeometryStore::check_model(const Model& model) {
-  std::vector<double> s = model_signature(model);
-  if (same_bytes(s, signature_)) return;
+void GeometryStore::check_signature(const std::vector<double>& signature) {
+  if (same_bytes(signature, signature_)) return;
   entries_.clear();
-  signature_ = std::move(s);
+  signature_ = signature;
 }
 
-std::shared_ptr<const FrameGeometry> GeometryStore::find(const Model& model, const TrainingFrame& frame,
+std::shared_ptr<const FrameGeometry> GeometryStore::find(const std::vector<double>& signature, const TrainingFrame& frame,
                                                          const std::vector<int>& types, bool need_basis) {
   std::lock_guard<std::mutex> lock(mutex_);
-  check_model(model);
+  check_signature(signature);
   auto range = entries_.equal_range(key(frame));
   for (auto it = range.first; it != range.second; ++it)
     if ((it->second.has_basis || !need_basis) && same(it->second, frame, types)) {
@@ -64,10 +66,10 @@ std::shared_ptr<const FrameGeometry> GeometryStore::find(const Model& model, con
   return nullptr;
 }
 
-void GeometryStore::put(const Model& model, const TrainingFrame& frame, const std::vector<int>& types, bool has_basis,
-                        std::shared_ptr<const FrameGeometry> geometry) {
+void GeometryStore::put(const std::vector<double>& signature, const TrainingFrame& frame, const std::vector<int>& types,
+                        bool has_basis, std::shared_ptr<const FrameGeometry> geometry) {
   std::lock_guard<std::mutex> lock(mutex_);
-  check_model(model);
+  check_signature(signature);
   const uint64_t k = key(frame);
   auto range = entries_.equal_range(k);
   for (auto it = range.first; it != range.second; ++it)

@@ -17,15 +17,18 @@ namespace train {
 
 class GeometryStore {
  public:
+  // What a frame's geometry depends on besides the frame: the model's cutoffs, basis sizes, l_max
+  // and ZBL (NeighborCache computes it once for its model).
+  static std::vector<double> signature(const Model& model);
   // The geometry of `frame` (types: its model types), or null; need_basis: only an entry with its
-  // pair basis. `model` fixes what a geometry depends on (cutoffs, basis sizes, ZBL): a store
-  // asked under another architecture drops everything it held.
-  std::shared_ptr<const FrameGeometry> find(const Model& model, const TrainingFrame& frame, const std::vector<int>& types,
-                                            bool need_basis);
-  void put(const Model& model, const TrainingFrame& frame, const std::vector<int>& types, bool has_basis,
-           std::shared_ptr<const FrameGeometry> geometry);
+  // pair basis. A store asked under another signature drops everything it held.
+  std::shared_ptr<const FrameGeometry> find(const std::vector<double>& signature, const TrainingFrame& frame,
+                                            const std::vector<int>& types, bool need_basis);
+  void put(const std::vector<double>& signature, const TrainingFrame& frame, const std::vector<int>& types,
+           bool has_basis, std::shared_ptr<const FrameGeometry> geometry);
   void erase(const TrainingFrame& frame, const std::vector<int>& types);
-  // Drops every entry whose frame is not among `frames` (a round's training and held-out frames).
+  // Drops every entry whose frame is not among `frames` (a round's training and held-out frames),
+  // judged by the key (positions and cell): an entry whose key collides with a kept frame's stays.
   void retain(const std::vector<const TrainingFrame*>& frames);
   size_t entries() const;
   long hits() const;
@@ -41,7 +44,7 @@ class GeometryStore {
   };
   static uint64_t key(const TrainingFrame& frame);
   static bool same(const Entry& e, const TrainingFrame& frame, const std::vector<int>& types);
-  void check_model(const Model& model);  // under mutex_
+  void check_signature(const std::vector<double>& signature);  // under mutex_
   mutable std::mutex mutex_;
   std::vector<double> signature_;
   std::unordered_multimap<uint64_t, Entry> entries_;
