@@ -51,7 +51,10 @@ struct PairIPI::Link {
   {
     server.reset();    // EXIT to the client
     process.stop();
-    if (!folder.empty()) ::rmdir(folder.c_str());
+    if (!folder.empty()) {
+      ::rmdir(folder.c_str());
+      nep::ipi::forget_at_exit(folder);
+    }
   }
 };
 
@@ -337,6 +340,7 @@ void PairIPI::compute(int eflag, int vflag)
         char tmpl[] = "/tmp/ipi_XXXXXX";
         if (!mkdtemp(tmpl)) throw nep::Error(std::string("cannot create a folder /tmp/ipi_XXXXXX: ") + strerror(errno));
         made->folder = tmpl;
+        nep::ipi::remove_at_exit(made->folder);    // also when LAMMPS exits on an error
         so.path = made->folder + "/sock";
       } else {
         so.path = "/tmp/ipi_" + opt->unix_name;

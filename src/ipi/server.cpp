@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace nep {
@@ -64,7 +65,33 @@ void remove_stale_socket(const std::string& path) {
   if (live) throw Error(Fault::Protocol, "i-PI: " + path + " is in use by another server (another run with this unix NAME?)");
   ::unlink(path.c_str());
 }
+
+std::vector<std::string>& exit_paths() {
+  static std::vector<std::string> paths;
+  return paths;
+}
+
+void remove_exit_paths() {
+  const auto& paths = exit_paths();
+  for (auto p = paths.rbegin(); p != paths.rend(); ++p)
+    if (::unlink(p->c_str()) != 0) ::rmdir(p->c_str());
+}
 }  // namespace
+
+void remove_at_exit(const std::string& path) {
+  exit_paths().push_back(path);
+  static const bool registered = std::atexit(remove_exit_paths) == 0;  // after the list: runs before its destructor
+  (void) registered;
+}
+
+void forget_at_exit(const std::string& path) {
+  auto& paths = exit_paths();
+  for (auto p = paths.begin(); p != paths.end(); ++p)
+    if (*p == path) {
+      paths.erase(p);
+      return;
+    }
+}
 
 const char* fault_name(Fault f) {
   switch (f) {
@@ -91,6 +118,7 @@ Server::Server(const ServerOptions& o) : o_(o) {
       if (listen_ >= 0) ::close(listen_);
       throw Error(Fault::Protocol, "i-PI: cannot listen on UNIX socket " + o_.path + ": " + why);
     }
+    remove_at_exit(o_.path);
     return;
   }
   sockaddr_in a{};
@@ -117,7 +145,10 @@ Server::~Server() {
   } catch (...) {
   }
   if (listen_ >= 0) ::close(listen_);
-  if (is_unix()) ::unlink(o_.path.c_str());
+  if (is_unix()) {
+    ::unlink(o_.path.c_str());
+    forget_at_exit(o_.path);
+  }
 }
 
 std::string Server::client_name() const {

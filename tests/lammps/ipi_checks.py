@@ -185,6 +185,14 @@ expect = {"count": "returned forces on 107 atoms, LAMMPS has 108",
 for key, msg in expect.items():
     d, (p, log) = fdone[key]
     harness.check(p.returncode != 0 and msg in log, f"{key}: LAMMPS stops with '{msg}'")
+# LAMMPS's main exits on an error without destroying its objects: the socket file and the private
+# folder of the auto socket (named in the log) are removed all the same
+for key in expect:
+    d, (p, log) = fdone[key]
+    m = re.search(r"for a client at UNIX socket (/tmp/ipi_\S+) \(client name", log)
+    sock = m.group(1) if m else None
+    left = [q for q in ([sock, os.path.dirname(sock)] if key != "absent" else [sock]) if os.path.lexists(q)] if sock else []
+    harness.check(sock is not None and not left, f"{key}: after the error, nothing left in /tmp ({sock}: {left})")
 
 # ---- errors
 pw = os.path.join(harness.folder("inputs"), "pw.in")
