@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # examples/otf-si-dft end to end: Quantum ESPRESSO teaches a Si NEP in fix nep/train mode active
-# (in.active), a closing nep-train pass on the DFT frames, held-out DFT frames of other MD states
-# (in.heldout + plain pw.x), the cost of DFT driving every step of the same MD (in.aimd, measured on
-# a few hundred steps and extrapolated), summary.json and the report.
+# (in.active, ending with the fix's own final round on the DFT frames: the run's model is the
+# product), held-out DFT frames of other MD states (in.heldout + plain pw.x), the cost of DFT driving
+# every step of the same MD (in.aimd, measured on a few hundred steps and extrapolated), summary.json
+# and the report.
 # Usage: examples/otf-si-dft/run.sh OUTDIR   (after tools/deps.sh installed pw.x and a build exists)
-# Leaves in OUTDIR: si.h5 (the DFT frames), si.nep.txt (the student at the end of the run),
-# si.final.nep.txt (after the closing pass: final/), history.jsonl, heldout.xyz (the held-out DFT
-# frames), summary.json, report/report.html; the logs (active.log, pw.log, aimd.log, ...).
+# Leaves in OUTDIR: si.h5 (the DFT frames), si.nep.txt (the run's model, after its final round),
+# history.jsonl, heldout.xyz (the held-out DFT frames), summary.json, report/report.html; the logs
+# (active.log, pw.log, aimd.log, ...).
 # Settings: OTF_SI_DFT_VARS="-var budget 100 -var gap 200" (in.active's variables),
 # OTF_SI_DFT_AIMD_STEPS (default 60: about 16 min of pw.x), OTF_SI_DFT_PW_RANKS (pw.x's MPI ranks, default 2),
-# OTF_SI_DFT_QUICK=1 (a short smoke version, minutes).
+# OTF_SI_DFT_FINAL_EPOCHS (the final round's epochs, default 300), OTF_SI_DFT_QUICK=1 (a short smoke version, minutes).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../tools/env.sh"
@@ -27,11 +28,11 @@ if [ "${OTF_SI_DFT_QUICK:-0}" = 1 ]; then
 else
   act_vars=()
 fi
-act_vars+=(-var heat $heat)
+act_vars+=(-var heat $heat -var final "$final_epochs")
 read -r -a extra <<< "${OTF_SI_DFT_VARS:-}"
 act_vars+=("${extra[@]}")
 cd "$out"
-rm -rf si.h5 history.jsonl heldout_*K.dump heldout.xyz labels pw_tmp final
+rm -rf si.h5 history.jsonl heldout_*K.dump heldout.xyz labels pw_tmp final si.final.nep.txt
 python3 "$here/pwx.py" setup "$out"    # si64.data, and pw.x's input written from it (same atoms, same order)
 # the teacher's command: pw.x on both cores (a training round takes seconds; pw.x minutes a step otherwise)
 ranks=${OTF_SI_DFT_PW_RANKS:-2} as_root=
@@ -58,20 +59,13 @@ for line in sys.stdin:
   while read -r line; do phase "  $line"; done &
 wait $lmp || { phase "the active run failed (log: $out/active.log)"; exit 1; }
 grep -E "^ACTIVE" active.log
-# closing training pass: the run's last student fine-tuned on all the DFT frames (no DFT call)
-mkdir -p final && cp si.h5 final/train.h5
-{ grep -v -e '^#' -e '^epoch' -e '^lr' "$here/nep.in"; echo "lr 0.002"; echo "epoch $final_epochs"; echo "fine_tune $out/si.nep.txt"; } > final/nep.in
-phase "closing training pass: nep-train, $final_epochs epochs on the run's DFT frames (log: $out/final/train.log)"
-OMP_NUM_THREADS=2 nep-train final --threads 2 > final/train.log 2>&1 || { echo "run.sh: nep-train failed (log: $out/final/train.log)" >&2; exit 1; }
-cp final/nep.txt si.final.nep.txt
 active_end=$(date +%s.%N)
-phase "held-out states: the final NEP drives NVT MD at ${temps[*]} K (own seeds), 4 frames each, labelled by plain pw.x"
+phase "held-out states: the run's NEP drives NVT MD at ${temps[*]} K (own seeds), 4 frames each, labelled by plain pw.x"
 for T in "${temps[@]}"; do
   "$LMP" -in "$here/in.heldout" -var T "$T" -var seed $((1000 + T)) -log "heldout_${T}K.log" -screen none
 done
 dumps=(); for T in "${temps[@]}"; do dumps+=("heldout_${T}K.dump"); done
 python3 "$here/pwx.py" label heldout.xyz 2 "${dumps[@]}"
-nep-predict si.final.nep.txt heldout.xyz heldout_pred_final.xyz --threads 2 > /dev/null
 nep-predict si.nep.txt heldout.xyz heldout_pred.xyz --threads 2 > /dev/null
 phase "the cost side by side: pw.x driving every step of the same MD for $aimd_steps steps (log: $out/aimd.log)"
 "$LMP" -in "$here/in.aimd" -var steps "$aimd_steps" -var heat $heat -log aimd.log -screen none

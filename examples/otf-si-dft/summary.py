@@ -6,13 +6,13 @@ teacher_evaluations           pw.x computations in the active run (the fix's cou
 teacher_seconds               seconds spent in those pw.x calls (compute pair ipi: wall clock on rank 0,
                               socket and restarts included)
 md_steps                      MD steps of the active run (LAMMPS's loop counts)
-heldout_force_rmse_meV_per_A  the final model (si.final.nep.txt: the run's student after run.sh's closing
-                              training pass on the DFT frames) on the held-out DFT frames: NVT MD driven by
+heldout_force_rmse_meV_per_A  the run's own model (si.nep.txt, written by the fix's final round on the DFT
+                              frames at the end of the run) on the held-out DFT frames: NVT MD driven by
                               that model at other temperatures from other seeds, labelled by plain pw.x
 heldout_force_rmse_by_state   the same per temperature
-heldout_force_rmse_in_run_meV_per_A   the student that drove at the end of the run, on the same frames
-heldout_energy_rmse_meV_per_atom      the final model's energy error on them
-wall_seconds                  the active run and the closing pass (MD, committee, DFT, training)
+heldout_energy_rmse_meV_per_atom      its energy error on them
+final_round_seconds           the fix's final round (inside the run's wall time)
+wall_seconds                  the active run (MD, committee, DFT, training, the final round)
 aimd_seconds_per_step         in.aimd: pw.x driving every step of the same MD (loop time / steps)
 aimd_extrapolated_seconds     that times md_steps: what DFT driving the whole run would cost
 speedup                       aimd_extrapolated_seconds / wall_seconds
@@ -32,8 +32,7 @@ def tags(xyz):
 
 
 ref_e, ref_n, ref_f = read_xyz(path("heldout.xyz"), 4)
-pred_e, _, pred_f = read_xyz(path("heldout_pred_final.xyz"), 5)
-_, _, run_f = read_xyz(path("heldout_pred.xyz"), 5)
+pred_e, _, pred_f = read_xyz(path("heldout_pred.xyz"), 5)
 states = [t.rsplit("_", 1)[0].replace("heldout_", "") for t in tags(path("heldout.xyz"))]
 by_state, k = {}, 0
 for s, n in zip(states, ref_n):
@@ -67,12 +66,12 @@ summary = {
     "md_steps": md_steps,
     "heldout_force_rmse_meV_per_A": 1e3 * force_rmse(pred_f, ref_f),
     "heldout_force_rmse_by_state": {s: 1e3 * force_rmse(p, r) for s, (p, r) in by_state.items()},
-    "heldout_force_rmse_in_run_meV_per_A": 1e3 * force_rmse(run_f, ref_f),
     "heldout_energy_rmse_meV_per_atom": 1e3 * e_rmse,
     "heldout_frames": len(ref_e),
     "heldout_rms_force_eV_per_A": f_rms,
     "frames_in_buffer": len(buf_n),
     "training_rounds": int(float(vals["rounds"])),
+    "final_round_seconds": sum(e["train_seconds"] for e in events if e["event"] == "round" and e.get("final")),
     "audits": int(float(vals["audits"])),
     "audit_misses": int(float(vals["audit_misses"])),
     "calibration_factor": float(vals["calibration"]),

@@ -6,7 +6,10 @@
 # final_round E before the last run). The run's own model (si.nep.txt) of each is scored on
 # held-out teacher frames drawn per state (in.states: crystal 300, 900, 1500 K, liquid 2000 K;
 # seeds none of the examples use), per state and overall; wall time and teacher evaluations.
-# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300] [final_stages=10]   (about 25 min on 2 cores)
+# Trajectories: the active run's own MD (the in-run student driving) and the MD each run's final
+# model drives (in.drive), against the passive (teacher-driven) run's, within the teacher's own
+# spread over velocity seeds (score.py).
+# Usage: benchmarks/active/si/run.sh OUTDIR [final_epochs=300] [final_stages=10]   (about 15 min on 2 cores)
 # (final_stages S > 0: both final rounds retrain in arrival order, fix_modify final_round E stages S;
 # 0: both continue the run's model)
 # Other settings of the active side: SI_ACTIVE_VARS="-var NAME VALUE ..." (e.g. "-var hi 1.2").
@@ -41,6 +44,19 @@ timed passive "$out/passive" "$repo/examples/otf-si/in.train"
 phase "active: examples/otf-si-active/in.active, final round $final epochs, $stages stages (log: $out/active/log.lammps)"
 read -r -a active_vars <<< "${SI_ACTIVE_VARS:-}"
 timed active "$out/active" "$repo/examples/otf-si-active/in.active" -var budget none "${active_vars[@]}"
+
+# the teacher's own spread (SW from two other velocity seeds) and the trajectories the two runs'
+# models give when they drive the same MD (the examples' seed), two at a time
+drive() {  # NAME [lmp -var args]
+  local d="$out/drive/$1"; shift
+  mkdir -p "$d"
+  "$LMP" -in "$here/in.drive" -var out "$d" -var sw "$sw" -var observables "$repo/examples/otf-si/observables.in" "$@" \
+    -log "$d/log.lammps" -screen none || { echo "run.sh: in.drive failed (log: $d/log.lammps)" >&2; exit 1; }
+}
+phase "the same MD driven by SW from seeds 12345 and 777, and by each run's model (logs: $out/drive/*/log.lammps)"
+drive sw_12345 -var seed 12345 & p1=$!; drive sw_777 -var seed 777 & p2=$!; wait $p1; wait $p2
+drive passive_model -var pair nep/gpu -var coeff "$out/passive/si.nep.txt" & p1=$!
+drive active_model -var pair nep/gpu -var coeff "$out/active/si.nep.txt" & p2=$!; wait $p1; wait $p2
 
 phase "scoring both run's models per state"
 for side in passive active; do
