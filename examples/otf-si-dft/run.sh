@@ -32,7 +32,7 @@ act_vars+=(-var heat $heat -var final "$final_epochs")
 read -r -a extra <<< "${OTF_SI_DFT_VARS:-}"
 act_vars+=("${extra[@]}")
 cd "$out"
-rm -rf si.h5 history.jsonl heldout_*K.dump heldout.xyz labels pw_tmp final si.final.nep.txt
+rm -rf si.h5 history.jsonl heldout_*.dump heldout.xyz labels pw_tmp final si.final.nep.txt
 python3 "$here/pwx.py" setup "$out"    # si64.data, and pw.x's input written from it (same atoms, same order)
 # the teacher's command: pw.x on both cores (a training round takes seconds; pw.x minutes a step otherwise)
 ranks=${OTF_SI_DFT_PW_RANKS:-2} as_root=
@@ -60,11 +60,17 @@ for line in sys.stdin:
 wait $lmp || { phase "the active run failed (log: $out/active.log)"; exit 1; }
 grep -E "^ACTIVE" active.log
 active_end=$(date +%s.%N)
-phase "held-out states: the run's NEP drives NVT MD at ${temps[*]} K (own seeds), 4 frames each, labelled by plain pw.x"
+# two trajectories per temperature (velocity seeds 1000 + T and 2000 + T), 4 frames each: the four
+# 1500 K frames of one trajectory alone move the figure by ~10 meV/A (docs/benchmarks_log.md §27)
+phase "held-out states: the run's NEP drives NVT MD at ${temps[*]} K (2 trajectories each, own seeds), 4 frames each, labelled by plain pw.x"
+dumps=()
 for T in "${temps[@]}"; do
-  "$LMP" -in "$here/in.heldout" -var T "$T" -var seed $((1000 + T)) -log "heldout_${T}K.log" -screen none
+  for k in 1 2; do
+    "$LMP" -in "$here/in.heldout" -var T "$T" -var seed $((k * 1000 + T)) -var name "heldout_${T}K_s$k" \
+      -log "heldout_${T}K_s$k.log" -screen none
+    dumps+=("heldout_${T}K_s$k.dump")
+  done
 done
-dumps=(); for T in "${temps[@]}"; do dumps+=("heldout_${T}K.dump"); done
 python3 "$here/pwx.py" label heldout.xyz 2 "${dumps[@]}"
 nep-predict si.nep.txt heldout.xyz heldout_pred.xyz --threads 2 > /dev/null
 phase "the cost side by side: pw.x driving every step of the same MD for $aimd_steps steps (log: $out/aimd.log)"

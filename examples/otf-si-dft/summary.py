@@ -8,7 +8,8 @@ teacher_seconds               seconds spent in those pw.x calls (compute pair ip
 md_steps                      MD steps of the active run (LAMMPS's loop counts)
 heldout_force_rmse_meV_per_A  the run's own model (si.nep.txt, written by the fix's final round on the DFT
                               frames at the end of the run) on the held-out DFT frames: NVT MD driven by
-                              that model at other temperatures from other seeds, labelled by plain pw.x
+                              that model at 300/700/1100/1500 K, two trajectories each from other seeds,
+                              4 frames each, labelled by plain pw.x
 heldout_force_rmse_by_state   the same per temperature
 heldout_energy_rmse_meV_per_atom      its energy error on them
 final_round_seconds           the fix's final round (inside the run's wall time)
@@ -33,7 +34,7 @@ def tags(xyz):
 
 ref_e, ref_n, ref_f = read_xyz(path("heldout.xyz"), 4)
 pred_e, _, pred_f = read_xyz(path("heldout_pred.xyz"), 5)
-states = [t.rsplit("_", 1)[0].replace("heldout_", "") for t in tags(path("heldout.xyz"))]
+states = [re.match(r"heldout_(\d+K)", t).group(1) for t in tags(path("heldout.xyz"))]    # heldout_<T>K_s<k>_<step>
 by_state, k = {}, 0
 for s, n in zip(states, ref_n):
     by_state.setdefault(s, ([], []))
