@@ -20,6 +20,7 @@
 #include "update.h"
 #include "utils.h"
 
+#include "nep/ipi/at_exit.hpp"
 #include "nep/ipi/client_input.hpp"
 #include "nep/ipi/client_process.hpp"
 #include "nep/ipi/server.hpp"

@@ -7,15 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "nep/error.hpp"
+#include "nep/ipi/at_exit.hpp"
 
 extern char** environ;
 
@@ -27,17 +26,6 @@ bool launcher_variable(const char* e) {
   for (const char* p : {"OMPI_", "PMIX_", "PMI_", "HYDRA_", "I_MPI_HYDRA_", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS="})
     if (std::strncmp(e, p, std::strlen(p)) == 0) return true;
   return false;
-}
-
-// The process groups of the clients still running: killed at exit, so a LAMMPS that stops on an
-// error (LAMMPS's main exits without destroying its objects) leaves no client computing
-std::vector<pid_t>& live_groups() {
-  static std::vector<pid_t> groups;
-  return groups;
-}
-
-void stop_live_groups() {
-  for (pid_t g : live_groups()) ::kill(-g, SIGKILL);
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -93,9 +81,7 @@ void ClientProcess::start(const std::string& command, const std::string& log) {
   }
   ended_ = false;
   ++starts_;
-  live_groups().push_back(pid_);
-  static const bool registered = std::atexit(stop_live_groups) == 0;
-  (void) registered;
+  kill_group_at_exit(pid_);  // LAMMPS's main exits on an error without destroying this object
 }
 
 bool ClientProcess::running() {
@@ -127,8 +113,7 @@ void ClientProcess::stop(double grace) {
     }
   }
   ::kill(-pid_, SIGKILL);    // anything the shell left in the group
-  auto& groups = live_groups();
-  groups.erase(std::remove(groups.begin(), groups.end(), pid_), groups.end());
+  forget_group_at_exit(pid_);
   pid_ = -1;
 }
 

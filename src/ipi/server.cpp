@@ -14,8 +14,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
+
+#include "nep/ipi/at_exit.hpp"
 
 namespace nep {
 namespace ipi {
@@ -66,32 +67,7 @@ void remove_stale_socket(const std::string& path) {
   ::unlink(path.c_str());
 }
 
-std::vector<std::string>& exit_paths() {
-  static std::vector<std::string> paths;
-  return paths;
-}
-
-void remove_exit_paths() {
-  const auto& paths = exit_paths();
-  for (auto p = paths.rbegin(); p != paths.rend(); ++p)
-    if (::unlink(p->c_str()) != 0) ::rmdir(p->c_str());
-}
 }  // namespace
-
-void remove_at_exit(const std::string& path) {
-  exit_paths().push_back(path);
-  static const bool registered = std::atexit(remove_exit_paths) == 0;  // after the list: runs before its destructor
-  (void) registered;
-}
-
-void forget_at_exit(const std::string& path) {
-  auto& paths = exit_paths();
-  for (auto p = paths.begin(); p != paths.end(); ++p)
-    if (*p == path) {
-      paths.erase(p);
-      return;
-    }
-}
 
 const char* fault_name(Fault f) {
   switch (f) {

@@ -64,13 +64,6 @@ struct ServerOptions {
   int port = 0;                     // inet: 0 picks a free port
 };
 
-// Files and folders removed when the process exits (a socket file, then the private folder it sits
-// in: the reverse order of registration) unless forgotten first: LAMMPS's main exits on an error
-// without destroying its objects, and neither must stay behind in /tmp. (A process killed outright
-// leaves them; a later server with the same `unix NAME` removes a dead socket file.)
-void remove_at_exit(const std::string& path);
-void forget_at_exit(const std::string& path);
-
 class Server {
  public:
   explicit Server(const ServerOptions& o);   // binds and listens; throws nep::ipi::Error
