@@ -1,6 +1,7 @@
 // Replays the training rounds of a fix nep/train run offline, to study how a round's length (or
 // the learning rate) changes what the rounds learn, without rerunning the MD:
-//   bench_round_replay [--final E [--stages S] [--round R]] [--out MODEL] BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT
+//   bench_round_replay [--final E [--stages S] [--round R]] [--out MODEL] [--store 0|1] [--committee M]
+//                      [--workers W] BUFFER.h5 HISTORY.jsonl NEP.IN SEED HELDOUT
 //                      [MIN_UPDATES=300] [LR] [THREADS=2]
 // BUFFER.h5, HISTORY.jsonl: the run's buffer and history; NEP.IN, SEED, HELDOUT: its nep.in, fix
 // seed and heldout fraction. Each non-final round of the history is trained again as the fix
@@ -13,9 +14,14 @@
 // --final E: then the run's final round (fix nep/train final_round E), warm-started from the last
 // replayed round, or with --stages S retrained in arrival order (final_stages S); --round R: its
 // round number as in the run's history (seeds the batch order); HISTORY "-": no rounds before it.
-// --out MODEL: write the last model. --store 0: every round builds its frames' neighbour lists and
+// --out MODEL: write the last model (and members as MODEL.member1 ...). --store 0: every round builds its frames' neighbour lists and
 // pair bases again (as before the fix's rounds kept them: OtfWorker's geometry store); default 1,
-// the rounds run on an OtfWorker as in the fix. Prints the total seconds at the end.
+// the rounds run on an OtfWorker as in the fix. --committee M: each round also trains M-1 members
+// (bootstrap resamples, each warm-started from its previous round's self, as the fix's rounds; the
+// driving model is the same bytes); --workers W: OtfRoundInput::workers (0, default: M models side by
+// side on min(THREADS, M) workers; 1: one after another). Prints the total wall seconds of the
+// rounds (members included) at the end.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +50,7 @@ int main(int argc, char** argv) {
   uint64_t final_round = 0;  // the final round's number (seeds its batch order); 0: replayed rounds + 1
   std::string out_path;
   bool store = true;
+  int committee = 1, workers = 0;
   while (argc > 2 && std::string(argv[1]).rfind("--", 0) == 0) {
     const std::string opt = argv[1];
     if (opt == "--final") final_epochs = std::atoi(argv[2]);
@@ -51,6 +58,8 @@ int main(int argc, char** argv) {
     else if (opt == "--out") out_path = argv[2];
     else if (opt == "--round") final_round = std::strtoull(argv[2], nullptr, 10);
     else if (opt == "--store") store = std::atoi(argv[2]) != 0;
+    else if (opt == "--committee") committee = std::atoi(argv[2]);
+    else if (opt == "--workers") workers = std::atoi(argv[2]);
     else break;
     argv[2] = argv[0];
     argv += 2;
@@ -87,6 +96,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%5s %7s %6s %12s %12s %8s\n", "round", "n_train", "epochs", "train_F", "heldout_F", "seconds");
     nep::Model model;
+    std::vector<nep::Model> members;  // the previous round's committee members
     nep::OtfWorker worker;  // with --store 1 (the default) the rounds run on it, with its geometry store
     double total_seconds = 0.0;
     bool has_model = false;
@@ -105,6 +115,12 @@ int main(int argc, char** argv) {
       in.min_updates = min_updates;
       in.threads = argc > 8 ? std::atoi(argv[8]) : 2;
       in.arrival_stages = stages;
+      if (stages == 0) {
+        in.committee = committee;
+        in.workers = workers;
+        in.member_starts = members;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
       nep::OtfRoundResult r;
       if (store) {
         worker.start(std::move(in));
@@ -112,11 +128,13 @@ int main(int argc, char** argv) {
       } else {
         r = nep::train_otf_round(in, nullptr);
       }
-      total_seconds += r.seconds;
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      total_seconds += wall;
       model = std::move(r.model);
+      if (stages == 0) members = std::move(r.members);
       has_model = true;
       std::printf("%5s %7d %6d %12.1f %12.1f %8.1f\n", label.c_str(), r.n_train, r.epochs, 1e3 * r.train_rmse_f,
-                  1e3 * r.heldout_rmse_f, r.seconds);
+                  1e3 * r.heldout_rmse_f, wall);
       std::fflush(stdout);
     };
     for (std::string line; std::getline(history, line);) {
@@ -130,8 +148,11 @@ int main(int argc, char** argv) {
     // held-out frame
     if (final_epochs > 0)
       train_round(train.size(), held.size(), final_round > 0 ? final_round : round + 1, final_epochs, final_stages, "final");
-    if (!out_path.empty() && has_model) nep::write_model(model, out_path);
-    std::printf("total %.1f s (store %d)\n", total_seconds, store ? 1 : 0);
+    if (!out_path.empty() && has_model) {
+      nep::write_model(model, out_path);
+      for (size_t m = 0; m < members.size(); ++m) nep::write_model(members[m], out_path + ".member" + std::to_string(m + 1));
+    }
+    std::printf("total %.1f s (store %d, committee %d, workers %d)\n", total_seconds, store ? 1 : 0, committee, workers);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_round_replay: %s\n", e.what());
     return 1;

@@ -203,7 +203,9 @@ nep::KeywordTable fix_nep_train_keywords(FixNEPTrainSettings &s, int ntypes)
          s.carve_regions = int_value(v, 1);
          if (!(s.carve_core > 0.0) || s.carve_regions < 1) throw Error("carve CORE K needs CORE > 0 (Angstrom) and K >= 1");
        }},
-      {"threads", "T", 1, 1, "OpenMP threads of the training thread (default 1; results do not depend on it)",
+      {"threads", "T", 1, 1,
+       "threads of the training rounds: OpenMP threads of a model, or in mode active min(T, committee) models "
+       "trained side by side (default 1; results do not depend on it)",
        [&](const KeywordValues &v) { s.threads = int_value(v, 0); }},
       {"nice", "n", 1, 1, "lower the training thread's priority by n (Linux nice value, default 0)",
        [&](const KeywordValues &v) { s.nice = int_value(v, 0); }},

@@ -4,7 +4,8 @@
 // Neither may disturb the other: the MD thread's numbers equal those computed alone, and the
 // round's model has the same bytes as the same round run alone. tools/sanitize.sh tsan runs this
 // under ThreadSanitizer with a Serial-only Kokkos built with TSan, where any state the two threads
-// share (Kokkos 3.4's Serial reduction scratch among them) is reported as a data race.
+// share (Kokkos 3.4's Serial reduction scratch among them) is reported as a data race. A committee
+// round's models trained side by side on two workers are the bytes of one after another.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,6 +94,22 @@ TEST(Concurrency, MdEvaluationBesideATrainingRound) {
   const nep::OtfRoundResult alone = nep::train_otf_round(in, nullptr);
   EXPECT_EQ(nep::format_model(beside.model), nep::format_model(alone.model));
   EXPECT_EQ(beside.heldout_rmse_f, alone.heldout_rmse_f);
+}
+
+// A committee round's models trained side by side (threads 2: two workers of one thread, sharing
+// the round's frames, neighbour lists and pair bases) are the bytes of the same models trained one
+// after another on one thread; under ThreadSanitizer the two workers are watched too.
+TEST(Concurrency, CommitteeModelsSideBySide) {
+  auto in = round_input();
+  in.committee = 3;
+  in.threads = 1;
+  const nep::OtfRoundResult one = nep::train_otf_round(in, nullptr);
+  in.threads = 2;
+  const nep::OtfRoundResult two = nep::train_otf_round(in, nullptr);
+  ASSERT_EQ(one.members.size(), 2u);
+  ASSERT_EQ(two.members.size(), 2u);
+  EXPECT_EQ(nep::format_model(two.model), nep::format_model(one.model));
+  for (size_t m = 0; m < 2; ++m) EXPECT_TRUE(nep::format_model(two.members[m]) == nep::format_model(one.members[m])) << m;
 }
 
 }  // namespace

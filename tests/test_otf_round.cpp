@@ -3,13 +3,16 @@
 // diverges (absurd learning rate) is caught and its start model kept, and a committee member's
 // pass over a bootstrap subset of the round's shared frames equals the pass over those frames copied;
 // member resets fall on the staggered rounds and a reset member forgets its warm start; a committee
-// round's deviation on its training frames (the grade reference) equals the core's forces reduced by hand.
+// round's deviation on its training frames (the grade reference) equals the core's forces reduced by hand;
+// a committee's models trained side by side are the bytes of the same models trained one after another.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -237,6 +240,42 @@ TEST(OtfRound, MemberResetsAreStaggered) {
   }
   EXPECT_EQ(nep::member_reset_due(2, 1, 2, 1), 1);  // R = 1: every round after the first
   EXPECT_EQ(nep::member_reset_due(3, 1, 2, 1), 2);
+}
+
+// A committee round trains its models side by side (min(threads, committee) workers): the driving
+// model and every member, each in its place, are the same bytes at 1, 2 and 3 threads, warm-started
+// members and a reset member alike, and the members differ from each other (a swap would show).
+TEST(OtfRound, CommitteeModelsTrainSideBySideWithTheSameBytes) {
+  nep::KokkosSession kokkos;
+  nep::OtfRoundInput in;
+  in.cfg = config();
+  in.train = frames(0, 6);
+  in.heldout = frames(6, 8);
+  in.committee = 3;
+  const nep::OtfRoundResult r1 = nep::train_otf_round(in, nullptr);
+  ASSERT_EQ(r1.members.size(), 2u);
+  in.has_start = true;
+  in.start = r1.model;
+  in.member_starts = r1.members;
+  in.round = 3;
+  in.epochs = 2;
+  in.member_reset = 2;  // round 3: member 1 (offset 0) is re-initialised, member 2 (offset 1) is not
+  auto round_bytes = [&](int threads) {
+    in.threads = threads;
+    const nep::OtfRoundResult r = nep::train_otf_round(in, nullptr);
+    EXPECT_FALSE(r.stopped);
+    EXPECT_EQ(r.members_reset, std::vector<int>{1});
+    std::vector<std::string> bytes{nep::format_model(r.model)};
+    for (const nep::Model& m : r.members) bytes.push_back(nep::format_model(m));
+    return bytes;
+  };
+  const std::vector<std::string> one = round_bytes(1);
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_NE(one[0], one[1]);
+  EXPECT_NE(one[0], one[2]);
+  EXPECT_NE(one[1], one[2]);
+  EXPECT_TRUE(round_bytes(2) == one) << "threads 2: another model or order than threads 1";
+  EXPECT_TRUE(round_bytes(3) == one) << "threads 3: another model or order than threads 1";
 }
 
 // A member due for a reset starts from fresh values whatever start model it was given (the same

@@ -16,7 +16,8 @@
 # reduce through it; this mode shows they do not. Kokkos 3.4.01 itself is built Serial-only with
 # -fsanitize=thread (cached: kokkos-3.4.01-serial-tsan), so its internals are watched too, and the
 # core, the trainer and the tests are built against it into build-tsan/. It runs the tests where
-# two threads meet (test_concurrency: MD-thread evaluations beside a round; test_otf_buffer) with
+# two threads meet (test_concurrency: MD-thread evaluations beside a round, a committee's models side
+# by side; test_otf_buffer) with
 # one OpenMP thread each (libgomp is not TSan-aware: its own barriers would read as races). TSan reports make a test fail (exit code 66). With NEP_TSAN_LAMMPS=<LAMMPS prefix>
 # of a LAMMPS built without the KOKKOS package (tools/deps.sh --lammps 20250204), the plugin is
 # built too and fix nep/train's LAMMPS-level tests (passive mode, kill -9) run with the TSan runtime

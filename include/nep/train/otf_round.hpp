@@ -36,8 +36,11 @@ struct OtfRoundInput {
   // epochs = max(epochs, ceil(min_updates / batches per epoch)); 0: off
   int min_updates = 0;
   int threads = 1;                      // gradient threads (results do not depend on it)
+  // the committee's models trained side by side by this many workers, threads / workers gradient
+  // threads each (results do not depend on it); 0: min(threads, committee); 1: one after another
+  int workers = 0;
   // Committee (active learning, fix nep/train mode active): members 1..committee-1 are trained
-  // after the main model (member 0), each on a bootstrap resample of `train` (n draws with
+  // beside or after the main model (member 0), each on a bootstrap resample of `train` (n draws with
   // replacement from stream (seed, Bootstrap, round * 256 + m)) with its own seed (stream
   // (seed, Member, m)) for initial values and batch order, warm-started from member_starts[m-1]
   // when given. Their spread on a configuration is the uncertainty of the main model there.
